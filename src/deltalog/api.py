@@ -1,0 +1,189 @@
+"""The Python API: a Reasoner holds a program, its facts and their materialisation.
+
+>>> r = Reasoner("path(X, Y) :- edge(X, Y). path(X, Z) :- edge(X, Y), path(Y, Z).")
+>>> r.load("edge", [(1, 2), (2, 3)])
+2
+>>> r.materialise().derived
+3
+>>> sorted(r.query("path(1, Y)")["Y"].to_list())
+[2, 3]
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import polars as pl
+
+from deltalog.algorithms.context import Reasoning, Stats
+from deltalog.algorithms.seminaive import materialise
+from deltalog.analysis import analyse
+from deltalog.backends.base import Backend
+from deltalog.errors import InputError, QueryError
+from deltalog.plan import ir
+from deltalog.plan.rules import term
+from deltalog.syntax import parse, parse_atom, parse_file
+from deltalog.syntax.ast import Program, Variable
+
+FACTS_GENERATION = 0
+
+
+@dataclass
+class Summary:
+    """What a materialisation did: facts derived, seconds, and the detailed statistics."""
+
+    derived: int
+    seconds: float
+    stats: Stats
+
+
+def make_backend(backend: str | Backend) -> Backend:
+    if not isinstance(backend, str):
+        return backend
+    if backend == "local":
+        from deltalog.backends.local.backend import LocalBackend
+        return LocalBackend()
+    raise ValueError(f"unknown backend {backend!r} (available: local)")
+
+
+def read_program(program: str | os.PathLike | Program) -> tuple[Program, str | None, Path | None]:
+    """A Program from text, a path or a Program; also its source text and directory (for errors, @input)."""
+    if isinstance(program, Program):
+        return program, None, None
+    if isinstance(program, os.PathLike) or (isinstance(program, str) and program.endswith(".dl")
+                                            and "\n" not in program and Path(program).exists()):
+        path = Path(program)
+        return parse_file(path), path.read_text(), path.parent
+    return parse(program), program, None
+
+
+class Reasoner:
+    """A program plus facts; ``materialise()`` computes every consequence, ``query`` and ``relation`` read it."""
+
+    def __init__(self, program: str | os.PathLike | Program, *, backend: str | Backend = "local",
+                 extra_arities: Mapping[str, int] | None = None) -> None:
+        self.program, self.source, self.base_dir = read_program(program)
+        self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}))
+        self.backend = make_backend(backend)
+        self.reasoning = Reasoning(self.analysed, self.backend)
+        self._materialised = False
+        self._arities = dict(self.analysed.arities)
+        for predicate, arity in self._arities.items():
+            self.backend.create_relation(relation=predicate, arity=arity)
+        self._load_program_facts()
+
+    # ---- loading -------------------------------------------------------------------------------
+
+    def _load_program_facts(self) -> None:
+        by_predicate: dict[str, list] = {}
+        for fact in self.program.facts:
+            by_predicate.setdefault(fact.atom.predicate, []).append(fact.atom.terms)
+        for predicate, rows in by_predicate.items():
+            names = tuple(f"c{i}" for i in range(self._arities[predicate]))
+            self.backend.insert(relation=predicate, plan=ir.Values(names, tuple(rows)),
+                                generation=FACTS_GENERATION)
+        for directive in self.program.inputs:
+            path = Path(directive.path)
+            if not path.is_absolute() and self.base_dir is not None:
+                path = self.base_dir / path
+            self.load(directive.predicate, path, format=directive.format)
+
+    def load(self, predicate: str, data: Any, *, format: str | None = None) -> int:
+        """Add explicit facts of one predicate from a file path, a Polars/pandas/Arrow table or tuples."""
+        self._check_not_materialised()
+        table = as_table(data, format=format, arity=self._arities.get(predicate))
+        return self._store(predicate, table)
+
+    def load_tables(self, tables: Mapping[str, pl.DataFrame]) -> int:
+        """Add several predicates' facts at once; all arities are checked before anything is stored."""
+        self._check_not_materialised()
+        for predicate, table in tables.items():
+            self._check_arity(predicate, table.width)
+        return sum(self._store(p, t) for p, t in tables.items())
+
+    def load_directory(self, directory: str | os.PathLike, *, rdf_predicates: bool = False) -> int:
+        """Add every fact file of a directory (DIR/p.tsv, p.csv, p.parquet, p.facts, *.nt, *.ttl)."""
+        from deltalog.io.readers import read_facts_dir
+        return self.load_tables(read_facts_dir(directory, rdf_predicates=rdf_predicates))
+
+    def _store(self, predicate: str, table: pl.DataFrame) -> int:
+        self._check_arity(predicate, table.width)
+        if predicate not in self._arities:
+            self._arities[predicate] = table.width
+            self.backend.create_relation(relation=predicate, arity=table.width)
+        return self.backend.load(relation=predicate, table=table, generation=FACTS_GENERATION)
+
+    def _check_arity(self, predicate: str, width: int) -> None:
+        known = self._arities.get(predicate)
+        if known is not None and known != width:
+            raise InputError(f"{predicate} has arity {known} in the program, but the data has {width} columns")
+
+    def _check_not_materialised(self) -> None:
+        if self._materialised:
+            raise InputError("facts cannot be added after materialise() yet: build a new Reasoner "
+                             "(incremental updates are tracked in issue #4)")
+
+    # ---- reasoning and reading -----------------------------------------------------------------
+
+    def materialise(self, *, progress=None) -> Summary:
+        """Compute every fact that follows from the program and the loaded facts."""
+        before = self.fact_count()
+        if not self._materialised:
+            materialise(self.reasoning, progress=progress)
+            self._materialised = True
+        stats = self.reasoning.stats
+        return Summary(self.fact_count() - before, stats.seconds, stats)
+
+    def fact_count(self) -> int:
+        return sum(self.backend.count(relation=p) for p in self.backend.relations())
+
+    def relation(self, predicate: str) -> pl.DataFrame:
+        """All facts of a predicate (explicit and derived), columns c0..ck."""
+        if predicate not in self.backend.relations():
+            raise QueryError(f"unknown predicate {predicate!r}")
+        return self.backend.read(relation=predicate)
+
+    def query(self, atom: str) -> pl.DataFrame:
+        """Answers to a query atom such as ``path(1, Y)``: one column per named variable."""
+        parsed = parse_atom(atom)
+        arity = self.backend.relations().get(parsed.predicate)
+        if arity is None:
+            raise QueryError(f"unknown predicate {parsed.predicate!r}", parsed.span)
+        if arity != parsed.arity:
+            raise QueryError(f"{parsed.predicate} has arity {arity}, the query has {parsed.arity}", parsed.span)
+        scan = ir.Scan(parsed.predicate, tuple(term(t) for t in parsed.terms))
+        named = dict.fromkeys(t.name for t in parsed.terms if isinstance(t, Variable) and not t.anonymous)
+        return self.backend.evaluate(plan=ir.Project(scan, tuple((n, ir.Col(n)) for n in named)))
+
+    def derived_predicates(self) -> list[str]:
+        """Predicates to write: the program's @output ones if any, else every rule head."""
+        if self.program.outputs:
+            return [d.predicate for d in self.program.outputs]
+        return sorted(self.analysed.idb)
+
+    def write(self, out_dir: str | os.PathLike, *, format: str = "tsv",
+              predicates: Iterable[str] | None = None) -> list[str]:
+        """Write each predicate to OUT/<p>.<format>, atomically as a whole; returns the predicates written."""
+        from deltalog.io.writers import write_relations
+        chosen = list(predicates) if predicates is not None else self.derived_predicates()
+        write_relations({p: self.relation(p) for p in chosen}, out_dir, format=format)
+        return chosen
+
+
+def as_table(data: Any, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
+    """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values."""
+    if isinstance(data, (str, os.PathLike)):
+        from deltalog.io.readers import read_table
+        return read_table(data, format=format, arity=arity)
+    if isinstance(data, pl.DataFrame):
+        table = data
+    elif type(data).__module__.startswith(("pandas", "pyarrow")):
+        table = pl.from_pandas(data) if type(data).__module__.startswith("pandas") else pl.from_arrow(data)
+    else:
+        rows = [tuple(row) for row in data]
+        width = len(rows[0]) if rows else (arity or 0)
+        table = pl.DataFrame([pl.Series([r[i] for r in rows], strict=False) for i in range(width)])
+    return table.rename({old: f"c{i}" for i, old in enumerate(table.columns)})

@@ -1,0 +1,128 @@
+"""Set-at-a-time distinct and group-by aggregation (count, sum, min, max, avg, median) over id columns."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deltalog.backends.local.expressions import Vals, decode_ids, encode_vals, make_floats, make_ints
+from deltalog.backends.local.frame import Frame
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.values import FLOAT, INT
+
+
+def _boundaries(sorted_columns: list[np.ndarray], n: int) -> np.ndarray:
+    """Mask of rows that start a new run of equal keys in sorted columns."""
+    starts = np.zeros(n, bool)
+    if n:
+        starts[0] = True
+    for column in sorted_columns:
+        starts[1:] |= column[1:] != column[:-1]
+    return starts
+
+
+def distinct_frame(frame: Frame) -> Frame:
+    """The distinct rows of a frame."""
+    names = list(frame.columns)
+    if not names:
+        return Frame({}, min(frame.length, 1))
+    if frame.length < 2:
+        return frame
+    order = np.lexsort([frame.columns[n] for n in reversed(names)])
+    ordered = frame.take(order)
+    return ordered.take(_boundaries([ordered.columns[n] for n in names], ordered.length))
+
+
+def total_order_keys(v: Vals) -> list[np.ndarray]:
+    """Sort keys (least significant first, for np.lexsort) realising the total order of values."""
+    rank = np.where(v.kind <= FLOAT, 0, v.kind.astype(np.int64) - 1)
+    number = np.where(v.kind <= FLOAT, v.f, 0.0)
+    textual = np.flatnonzero(v.kind > FLOAT)
+    text_rank = np.zeros(v.kind.size, np.int64)
+    if textual.size:
+        texts = v.text[textual].tolist()
+        ordering = {t: i for i, t in enumerate(sorted(set(texts)))}
+        text_rank[textual] = [ordering[t] for t in texts]
+    return [text_rank, v.kind.astype(np.int64), number, rank]
+
+
+def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argument: str | None,
+                    output: str, d: Dictionary) -> Frame:
+    """One row per group of the (distinct) input rows: the group columns and the aggregate."""
+    if rows.length == 0:
+        return Frame.empty(group_by + (output,))
+    values = decode_ids(rows.columns[argument], d) if argument is not None else None
+    value_keys = total_order_keys(values) if values is not None else []
+    order = np.lexsort(value_keys + [rows.columns[g] for g in reversed(group_by)])
+    rows = rows.take(order)
+    values = _take_vals(values, order) if values is not None else None
+    starts = np.flatnonzero(_boundaries([rows.columns[g] for g in group_by], rows.length))
+    counts = np.diff(np.append(starts, rows.length))
+    result = AGGREGATES[function](values, starts, counts)
+    ids = encode_vals(result, d)
+    keep = result.valid
+    columns = {g: rows.columns[g][starts][keep] for g in group_by}
+    columns[output] = ids[keep]
+    return Frame(columns, int(keep.sum()))
+
+
+def _take_vals(v: Vals, order: np.ndarray) -> Vals:
+    return Vals(v.kind[order], v.i[order], v.f[order], v.text[order], v.valid[order])
+
+
+def _count(v, starts, counts) -> Vals:
+    return make_ints(counts.astype(np.int64), np.ones(counts.size, bool))
+
+
+def _group_all(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    return np.logical_and.reduceat(mask, starts) if starts.size else np.zeros(0, bool)
+
+
+def _sum(v: Vals, starts, counts) -> Vals:
+    numeric = _group_all(v.numeric, starts)
+    all_int = _group_all(v.kind == INT, starts)
+    with np.errstate(over="ignore"):
+        int_sums = np.add.reduceat(np.where(v.kind == INT, v.i, 0), starts)
+    float_sums = np.add.reduceat(np.where(v.numeric, v.f, 0.0), starts)
+    exact = np.abs(float_sums) < 2.0**62
+    out = make_floats(float_sums, numeric)
+    out.kind = np.where(all_int, INT, FLOAT).astype(np.uint8)
+    out.i = np.where(all_int, int_sums, 0)
+    out.valid = numeric & np.where(all_int, exact, np.isfinite(float_sums))
+    return out
+
+
+def _avg(v: Vals, starts, counts) -> Vals:
+    numeric = _group_all(v.numeric, starts)
+    sums = np.add.reduceat(np.where(v.numeric, v.f, 0.0), starts)
+    exact_ints = _group_all(v.kind == INT, starts)
+    int_sums = np.add.reduceat(np.where(v.kind == INT, v.i, 0), starts)
+    sums = np.where(exact_ints, int_sums.astype(np.float64), sums)
+    return make_floats(sums / counts, numeric)
+
+
+def _pick_rows(v: Vals, rows: np.ndarray, valid: np.ndarray) -> Vals:
+    return Vals(v.kind[rows], v.i[rows], v.f[rows], v.text[rows], valid)
+
+
+def _min(v: Vals, starts, counts) -> Vals:
+    return _pick_rows(v, starts, np.ones(starts.size, bool))
+
+
+def _max(v: Vals, starts, counts) -> Vals:
+    return _pick_rows(v, starts + counts - 1, np.ones(starts.size, bool))
+
+
+def _median(v: Vals, starts, counts) -> Vals:
+    numeric = _group_all(v.numeric, starts)
+    low = starts + (counts - 1) // 2
+    high = starts + counts // 2
+    odd = counts % 2 == 1
+    middle = _pick_rows(v, low, numeric)
+    mean = (v.f[low] + v.f[high]) / 2
+    out = make_floats(np.where(odd, middle.f, mean), numeric)
+    out.kind = np.where(odd, middle.kind, FLOAT).astype(np.uint8)
+    out.i = np.where(odd, middle.i, 0)
+    return out
+
+
+AGGREGATES = {"count": _count, "sum": _sum, "min": _min, "max": _max, "avg": _avg, "median": _median}

@@ -1,0 +1,302 @@
+"""The local executor: each plan node becomes a stream of bounded frames, one small function per node.
+
+Joins, semi-joins and anti-joins against a stored relation probe that relation's
+persistent index; the streaming (left) side is cut so that no frame exceeds
+``CHUNK_ROWS`` rows, which keeps memory flat and the numpy work cache-friendly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import singledispatch
+from typing import Iterator
+
+import numpy as np
+
+from deltalog.plan import ir
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.index import SortedIndex
+from deltalog.storage.relation import Relation
+from deltalog.backends.local.frame import Frame, concat_frames
+from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
+from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
+
+CHUNK_ROWS = 1 << 18
+
+
+@dataclass
+class Context:
+    """What execution needs: the stored relations, the dictionary and a metrics sink."""
+
+    relations: dict[str, Relation]
+    dictionary: Dictionary
+    metrics: dict[str, int] | None = None
+    chunk_rows: int = CHUNK_ROWS
+    _constants: dict = field(default_factory=dict)
+
+    def constant_id(self, lit: ir.Lit, *, create: bool = False) -> int:
+        """The id of a constant (-1 if unknown and not created: it then matches nothing)."""
+        key = (lit.constant.kind, lit.constant.value, create)
+        if key not in self._constants:
+            c = lit.constant
+            found = self.dictionary.encode_constant(c.kind, c.value) if create else \
+                self.dictionary.lookup_constant(c.kind, c.value)
+            self._constants[key] = -1 if found is None else found
+        return self._constants[key]
+
+    def count(self, label: str | None, rows: int) -> None:
+        if label is not None and self.metrics is not None:
+            self.metrics[label] = self.metrics.get(label, 0) + rows
+
+
+def materialise(node: ir.Node, ctx: Context) -> Frame:
+    """All rows of a plan as one frame."""
+    return concat_frames(list(stream(node, ctx)), node.columns)
+
+
+@singledispatch
+def stream(node: ir.Node, ctx: Context) -> Iterator[Frame]:
+    raise TypeError(f"the local backend cannot execute {type(node).__name__}")
+
+
+# ---- scans -----------------------------------------------------------------------------------
+
+def scan_window(scan: ir.Scan, ctx: Context) -> tuple[Relation, int, int]:
+    relation = ctx.relations[scan.relation]
+    lo, hi = relation.rows_for(scan.since, scan.until)
+    return relation, lo, hi
+
+
+def match_terms(terms: tuple[ir.Term, ...], columns: list[np.ndarray], n: int, ctx: Context) -> Frame:
+    """Rows of raw relation columns that match the scan terms, renamed to the term names."""
+    keep = np.ones(n, bool)
+    named: dict[str, np.ndarray] = {}
+    for term, column in zip(terms, columns):
+        if isinstance(term, ir.Lit):
+            keep &= column == ctx.constant_id(term)
+        elif term.name in named:
+            keep &= column == named[term.name]
+        else:
+            named[term.name] = column
+    frame = Frame(named, n)
+    return frame if keep.all() else frame.take(keep)
+
+
+@stream.register
+def _scan(node: ir.Scan, ctx: Context) -> Iterator[Frame]:
+    relation, lo, hi = scan_window(node, ctx)
+    for start in range(lo, hi, ctx.chunk_rows):
+        stop = min(hi, start + ctx.chunk_rows)
+        frame = match_terms(node.terms, relation.columns(start, stop), stop - start, ctx)
+        ctx.count(node.label, frame.length)
+        yield frame
+
+
+@stream.register
+def _values(node: ir.Values, ctx: Context) -> Iterator[Frame]:
+    columns = {name: np.array([ctx.constant_id(ir.Lit(row[i]), create=True) for row in node.rows], np.int64)
+               for i, name in enumerate(node.names)}
+    yield Frame(columns, len(node.rows))
+
+
+# ---- index lookups -----------------------------------------------------------------------------
+
+@dataclass
+class Lookup:
+    """An indexed side of a join: rows lo..hi of a relation, keyed on some positions."""
+
+    relation: Relation | None
+    columns: list[np.ndarray]
+    index: SortedIndex
+    key_sources: list[ir.Term]   # per key position: the probe column (Col) or a constant (Lit)
+    terms: tuple[ir.Term, ...]
+    lo: int
+    hi: int
+
+    def probe(self, frame: Frame, ctx: Context):
+        keys = [frame.columns[t.name] if isinstance(t, ir.Col) else
+                np.full(frame.length, ctx.constant_id(t), np.int64) for t in self.key_sources]
+        return self.index.probe(keys, self.lo, self.hi, frame.length)
+
+
+def lookup_for(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Lookup:
+    """Index the right side of a join on the join columns (and the scan's constants)."""
+    if isinstance(right, ir.Scan):
+        relation, lo, hi = scan_window(right, ctx)
+        positions = _key_positions(right.terms, on)
+        sources = [right.terms[p] for p in positions]
+        return Lookup(relation, relation.stored_columns(), relation.index(positions), sources,
+                      right.terms, lo, hi)
+    frame = materialise(right, ctx)
+    terms = tuple(ir.Col(c) for c in right.columns)
+    positions = tuple(right.columns.index(c) for c in on)
+    index = SortedIndex(positions)
+    columns = [frame.columns[c] for c in right.columns] or [np.zeros(frame.length, np.int64)]
+    index.refresh(columns)
+    return Lookup(None, columns, index, [terms[p] for p in positions], terms, 0, frame.length)
+
+
+def _key_positions(terms: tuple[ir.Term, ...], on: tuple[str, ...]) -> tuple[int, ...]:
+    """Positions keyed by a lookup: the first occurrence of each join column, and every constant."""
+    positions, seen = [], set()
+    for p, term in enumerate(terms):
+        if isinstance(term, ir.Lit):
+            positions.append(p)
+        elif term.name in on and term.name not in seen:
+            positions.append(p)
+            seen.add(term.name)
+    return tuple(positions)
+
+
+def matched_rows(lookup: Lookup, frame: Frame, rows: np.ndarray, probe_idx: np.ndarray, ctx: Context,
+                 wanted: set[str] | None = None):
+    """Right-side columns of matched rows (those in ``wanted``), and a mask of the rows that really
+    match: repeated names must agree, and fingerprint (inexact) keys are verified."""
+    keep = np.ones(rows.size, bool)
+    named: dict[str, np.ndarray] = {}
+    exact = lookup.index.exact
+    for position, term in enumerate(lookup.terms):
+        if isinstance(term, ir.Lit):
+            if not exact:
+                keep &= lookup.columns[position][rows] == ctx.constant_id(term)
+        elif term.name in named:
+            keep &= lookup.columns[position][rows] == named[term.name]
+        elif term.name in frame.columns:
+            if not exact:
+                keep &= lookup.columns[position][rows] == frame.columns[term.name][probe_idx]
+        elif wanted is None or term.name in wanted or _repeated(lookup.terms, term.name):
+            named[term.name] = lookup.columns[position][rows]
+    return named, keep
+
+
+def _repeated(terms: tuple[ir.Term, ...], name: str) -> bool:
+    return sum(isinstance(t, ir.Col) and t.name == name for t in terms) > 1
+
+
+# ---- joins -------------------------------------------------------------------------------------
+
+def slices_by_output(counts: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Cut probe rows into consecutive slices whose matches add up to about ``limit``."""
+    total = int(counts.sum())
+    if total <= limit:
+        return [(0, counts.size)] if total else []
+    ends = np.cumsum(counts)
+    cuts = np.searchsorted(ends, np.arange(limit, total, limit), "left") + 1
+    bounds = np.unique(np.concatenate([[0], np.minimum(cuts, counts.size), [counts.size]]))
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+@stream.register
+def _join(node: ir.Join, ctx: Context) -> Iterator[Frame]:
+    return join_frames(node, ctx, node.columns)
+
+
+def join_frames(node: ir.Join, ctx: Context, wanted: tuple[str, ...]) -> Iterator[Frame]:
+    """Stream the join, producing only the ``wanted`` columns (a projection above prunes the rest)."""
+    lookup = lookup_for(node.right, node.on, ctx)
+    wanted_set = set(wanted)
+    for frame in stream(node.left, ctx):
+        probe = lookup.probe(frame, ctx)
+        for start, stop in slices_by_output(probe.counts, ctx.chunk_rows):
+            probe_idx, rows = probe.expand(start, stop)
+            right, keep = matched_rows(lookup, frame, rows, probe_idx, ctx, wanted_set)
+            if not keep.all():
+                probe_idx, right = probe_idx[keep], {n: c[keep] for n, c in right.items()}
+            columns = {n: frame.columns[n][probe_idx] if n in frame.columns else right[n] for n in wanted}
+            ctx.count(node.label, probe_idx.size)
+            yield Frame(columns, probe_idx.size)
+
+
+def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
+    """For semi/anti joins: each left frame with a mask of rows that have a match on the right."""
+    right = node.right
+    if not isinstance(right, ir.Scan) or _has_local_repeats(right, node.on):
+        right = ir.Distinct(_project_on(right, node.on))
+    lookup = lookup_for(right, node.on, ctx)
+    for frame in stream(node.left, ctx):
+        probe = lookup.probe(frame, ctx)
+        if lookup.index.exact:
+            yield frame, probe.any_match()
+            continue
+        probe_idx, rows = probe.expand(0, frame.length)
+        _, keep = matched_rows(lookup, frame, rows, probe_idx, ctx)
+        found = np.zeros(frame.length, bool)
+        found[probe_idx[keep]] = True
+        yield frame, found
+
+
+def _has_local_repeats(scan: ir.Scan, on: tuple[str, ...]) -> bool:
+    """Does a name outside the join columns occur twice (so matches need a row-level check)?"""
+    names = [t.name for t in scan.terms if isinstance(t, ir.Col) and t.name not in on]
+    return len(names) != len(set(names))
+
+
+def _project_on(node: ir.Node, on: tuple[str, ...]) -> ir.Node:
+    return ir.Project(node, tuple((c, ir.Col(c)) for c in on))
+
+
+@stream.register
+def _semijoin(node: ir.SemiJoin, ctx: Context) -> Iterator[Frame]:
+    for frame, found in _exists(node, ctx):
+        yield frame.take(found)
+
+
+@stream.register
+def _antijoin(node: ir.AntiJoin, ctx: Context) -> Iterator[Frame]:
+    for frame, found in _exists(node, ctx):
+        yield frame.take(~found)
+
+
+# ---- row-wise operators ------------------------------------------------------------------------
+
+@stream.register
+def _filter(node: ir.Filter, ctx: Context) -> Iterator[Frame]:
+    for frame in stream(node.input, ctx):
+        if frame.length:
+            yield frame.take(condition_mask(node.condition, frame, ctx.dictionary))
+
+
+@stream.register
+def _bind(node: ir.Bind, ctx: Context) -> Iterator[Frame]:
+    for frame in stream(node.input, ctx):
+        if not frame.length:
+            continue
+        values = evaluate(node.expr, frame, ctx.dictionary)
+        ids = encode_vals(values, ctx.dictionary)
+        out = Frame({**frame.columns, node.column: ids}, frame.length)
+        yield out if values.valid.all() else out.take(values.valid)
+
+
+@stream.register
+def _project(node: ir.Project, ctx: Context) -> Iterator[Frame]:
+    used = tuple(dict.fromkeys(t.name for _, t in node.outputs if isinstance(t, ir.Col)))
+    source = join_frames(node.input, ctx, used) if isinstance(node.input, ir.Join) else stream(node.input, ctx)
+    for frame in source:
+        columns = {name: frame.columns[t.name] if isinstance(t, ir.Col)
+                   else np.full(frame.length, ctx.constant_id(t, create=True), np.int64)
+                   for name, t in node.outputs}
+        ctx.count(node.label, frame.length)
+        yield Frame(columns, frame.length)
+
+
+@stream.register
+def _union(node: ir.Union_, ctx: Context) -> Iterator[Frame]:
+    for child in node.inputs:
+        yield from stream(child, ctx)
+
+
+@stream.register
+def _distinct(node: ir.Distinct, ctx: Context) -> Iterator[Frame]:
+    yield distinct_frame(materialise(node.input, ctx))
+
+
+@stream.register
+def _difference(node: ir.Difference, ctx: Context) -> Iterator[Frame]:
+    anti = ir.AntiJoin(node.left, ir.Distinct(node.right), node.left.columns)
+    yield from stream(anti, ctx)
+
+
+@stream.register
+def _aggregate(node: ir.Aggregate, ctx: Context) -> Iterator[Frame]:
+    rows = distinct_frame(materialise(node.input, ctx))
+    yield aggregate_frame(rows, node.group_by, node.function, node.argument, node.output, ctx.dictionary)

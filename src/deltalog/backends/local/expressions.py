@@ -1,0 +1,285 @@
+"""Vectorised evaluation of IR expressions over id columns: decode, compute, re-encode.
+
+Values of a column are decoded into parallel arrays (kind, int value, float value, text),
+computed on with numpy masks per kind, and encoded back to ids. A row whose expression
+has no value (division by zero, wrong kind, int overflow) is marked invalid, and the
+operator that asked drops it, as docs/semantics.md says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import singledispatch
+
+import numpy as np
+
+from deltalog.plan.ir import Arith, Col, Compare, Func, Lit
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.values import FLOAT, INT, IRI, STRING, parse_cell, value_text
+from deltalog.backends.local.frame import Frame
+
+_INT_LIMIT = float(2**63)
+
+
+@dataclass
+class Vals:
+    """Decoded values of n rows; ``valid`` is False where the expression has no value."""
+
+    kind: np.ndarray
+    i: np.ndarray
+    f: np.ndarray
+    text: np.ndarray
+    valid: np.ndarray
+
+    @property
+    def numeric(self) -> np.ndarray:
+        return (self.kind == INT) | (self.kind == FLOAT)
+
+
+def decode_ids(ids: np.ndarray, d: Dictionary) -> Vals:
+    """Values of dictionary ids."""
+    kinds = d.kinds.view()[ids]
+    text = np.full(ids.size, None, object)
+    textual = np.flatnonzero(kinds >= STRING)
+    if textual.size:
+        texts = d.texts
+        text[textual] = [texts[j] for j in ids[textual].tolist()]
+    return Vals(kinds, d.ints.view()[ids], d.numbers.view()[ids], text, np.ones(ids.size, bool))
+
+
+def encode_vals(v: Vals, d: Dictionary) -> np.ndarray:
+    """Dictionary ids of valid values (invalid rows get -1)."""
+    out = np.full(v.kind.size, -1, np.int64)
+    for kind in (INT, FLOAT, STRING, IRI):
+        rows = np.flatnonzero(v.valid & (v.kind == kind))
+        if rows.size == 0:
+            continue
+        if kind == INT:
+            out[rows] = d.encode_ints(v.i[rows])
+        elif kind == FLOAT:
+            out[rows] = d.encode_floats(v.f[rows])
+        else:
+            out[rows] = d.encode_texts("string" if kind == STRING else "iri", v.text[rows].tolist())
+    return out
+
+
+def constant_vals(kind: str, value, n: int) -> Vals:
+    """n copies of one constant."""
+    code = {"int": INT, "float": FLOAT, "string": STRING, "iri": IRI}[kind]
+    text = np.full(n, value if code >= STRING else None, object)
+    i = np.full(n, value if code == INT else 0, np.int64)
+    f = np.full(n, float(value) if code <= FLOAT else np.nan, np.float64)
+    return Vals(np.full(n, code, np.uint8), i, f, text, np.ones(n, bool))
+
+
+def make_ints(values: np.ndarray, valid: np.ndarray) -> Vals:
+    n = values.size
+    return Vals(np.full(n, INT, np.uint8), values.astype(np.int64), values.astype(np.float64),
+                np.full(n, None, object), valid)
+
+
+def make_floats(values: np.ndarray, valid: np.ndarray) -> Vals:
+    n = values.size
+    return Vals(np.full(n, FLOAT, np.uint8), np.zeros(n, np.int64), values.astype(np.float64),
+                np.full(n, None, object), valid & np.isfinite(values))
+
+
+@singledispatch
+def evaluate(expr, frame: Frame, d: Dictionary) -> Vals:
+    raise TypeError(f"cannot evaluate {expr!r}")
+
+
+@evaluate.register
+def _col(expr: Col, frame: Frame, d: Dictionary) -> Vals:
+    return decode_ids(frame.columns[expr.name], d)
+
+
+@evaluate.register
+def _lit(expr: Lit, frame: Frame, d: Dictionary) -> Vals:
+    return constant_vals(expr.constant.kind, expr.constant.value, frame.length)
+
+
+@evaluate.register
+def _arith(expr: Arith, frame: Frame, d: Dictionary) -> Vals:
+    a, b = evaluate(expr.left, frame, d), evaluate(expr.right, frame, d)
+    if expr.op == "+" and ((a.kind == STRING) & (b.kind == STRING)).any():
+        return _plus_with_strings(a, b)
+    return arithmetic(expr.op, a, b)
+
+
+def arithmetic(op: str, a: Vals, b: Vals) -> Vals:
+    """a op b for numbers: exact on ints (overflow is invalid), IEEE on floats."""
+    both_int = (a.kind == INT) & (b.kind == INT)
+    valid = a.valid & b.valid & a.numeric & b.numeric
+    if op == "/":
+        return make_floats(_float_op(op, a.f, b.f, valid), valid & (b.f != 0))
+    ints, int_ok = _int_op(op, a.i, b.i)
+    floats = _float_op(op, a.f, b.f, valid)
+    if op == "%":
+        valid &= b.f != 0
+    out = make_floats(floats, valid)
+    out.kind = np.where(both_int, INT, FLOAT).astype(np.uint8)
+    out.i = np.where(both_int, ints, 0)
+    out.f = np.where(both_int, ints.astype(np.float64), floats)
+    out.valid = valid & np.where(both_int, int_ok, np.isfinite(floats))
+    return out
+
+
+def _int_op(op: str, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if op == "+":
+            r = x + y
+            return r, ((x ^ r) & (y ^ r)) >= 0
+        if op == "-":
+            r = x - y
+            return r, ((x ^ y) & (x ^ r)) >= 0
+        if op == "*":
+            r = x * y
+            exact = np.abs(x.astype(np.float64) * y.astype(np.float64)) < _INT_LIMIT
+            safe_y = np.where(x != 0, x, 1)
+            return r, exact & ((x == 0) | (r // safe_y == y))
+        safe = np.where(y != 0, y, 1)
+        return np.remainder(x, safe), y != 0
+
+
+def _float_op(op: str, x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if op == "+":
+            return x + y
+        if op == "-":
+            return x - y
+        if op == "*":
+            return x * y
+        if op == "/":
+            return np.where(y != 0, x / np.where(y != 0, y, 1), np.nan)
+        return np.where(y != 0, np.remainder(x, np.where(y != 0, y, 1)), np.nan)
+
+
+def _plus_with_strings(a: Vals, b: Vals) -> Vals:
+    strings = (a.kind == STRING) & (b.kind == STRING) & a.valid & b.valid
+    out = arithmetic("+", a, b)
+    rows = np.flatnonzero(strings)
+    out.kind[rows] = STRING
+    out.text[rows] = [x + y for x, y in zip(a.text[rows].tolist(), b.text[rows].tolist())]
+    out.valid[rows] = True
+    return out
+
+
+@evaluate.register
+def _func(expr: Func, frame: Frame, d: Dictionary) -> Vals:
+    args = [evaluate(arg, frame, d) for arg in expr.args]
+    return FUNCTIONS[expr.name](*args)
+
+
+def _abs(a: Vals) -> Vals:
+    out = Vals(a.kind.copy(), np.abs(a.i), np.abs(a.f), a.text, a.valid & a.numeric)
+    out.valid &= (a.kind != INT) | (a.i != np.iinfo(np.int64).min)
+    return out
+
+
+def _pick(take_first: np.ndarray, a: Vals, b: Vals) -> Vals:
+    w = take_first
+    return Vals(np.where(w, a.kind, b.kind).astype(np.uint8), np.where(w, a.i, b.i), np.where(w, a.f, b.f),
+                np.where(w, a.text, b.text), a.valid & b.valid)
+
+
+def _min(a: Vals, b: Vals) -> Vals:
+    return _pick(order_compare("<=", a, b), a, b)
+
+
+def _max(a: Vals, b: Vals) -> Vals:
+    return _pick(order_compare(">=", a, b), a, b)
+
+
+def texts_of(a: Vals) -> list[str]:
+    names = {INT: "int", FLOAT: "float", STRING: "string", IRI: "iri"}
+    return [value_text(names[k], t if k >= STRING else (i if k == INT else f))
+            for k, i, f, t in zip(a.kind.tolist(), a.i.tolist(), a.f.tolist(), a.text.tolist())]
+
+
+def _strings(texts: list[str], valid: np.ndarray) -> Vals:
+    n = len(texts)
+    return Vals(np.full(n, STRING, np.uint8), np.zeros(n, np.int64), np.full(n, np.nan),
+                np.array(texts + [None], object)[:n], valid)
+
+
+def _concat(*args: Vals) -> Vals:
+    parts = [texts_of(a) for a in args]
+    valid = np.logical_and.reduce([a.valid for a in args])
+    return _strings(["".join(row) for row in zip(*parts)], valid)
+
+
+def _str(a: Vals) -> Vals:
+    return _strings(texts_of(a), a.valid.copy())
+
+
+def _from_text(a: Vals, wanted: int) -> Vals:
+    """int(x) / float(x): numbers convert, strings convert when they read as a number."""
+    n = a.kind.size
+    out = make_ints(np.zeros(n, np.int64), np.zeros(n, bool)) if wanted == INT else \
+        make_floats(np.zeros(n), np.zeros(n, bool))
+    for row, (k, i, f, t) in enumerate(zip(a.kind.tolist(), a.i.tolist(), a.f.tolist(), a.text.tolist())):
+        value = _convert(k, i, f, t, wanted)
+        if value is not None and a.valid[row]:
+            out.i[row], out.f[row], out.valid[row] = (value, value, True) if wanted == INT else (0, value, True)
+    return out
+
+
+def _convert(kind: int, i: int, f: float, text, wanted: int):
+    if kind == STRING:
+        parsed_kind, parsed = parse_cell(text.strip())
+        kind, i, f = {"int": (INT, parsed, 0.0), "float": (FLOAT, 0, parsed)}.get(parsed_kind, (IRI, 0, 0.0))
+    if kind == INT:
+        return i if wanted == INT else float(i)
+    if kind == FLOAT and np.isfinite(f):
+        return (int(f) if abs(f) < _INT_LIMIT else None) if wanted == INT else f
+    return None
+
+
+FUNCTIONS = {
+    "abs": _abs, "min": _min, "max": _max, "concat": _concat, "str": _str,
+    "int": lambda a: _from_text(a, INT), "float": lambda a: _from_text(a, FLOAT),
+}
+
+
+def _rank(v: Vals) -> np.ndarray:
+    """Kind group of the total order: numbers 0, strings 1, IRIs 2."""
+    return np.where(v.kind <= FLOAT, 0, np.where(v.kind == STRING, 1, 2))
+
+
+def order_compare(op: str, a: Vals, b: Vals) -> np.ndarray:
+    """a op b under the total order of docs/semantics.md (valid rows only are meaningful)."""
+    if op in ("=", "!="):
+        same = (a.kind == b.kind) & np.where(a.kind == INT, a.i == b.i,
+                                             np.where(a.kind == FLOAT, a.f == b.f, a.text == b.text))
+        return same if op == "=" else ~same
+    less, equal = _less_equal(a, b)
+    return {"<": less, "<=": less | equal, ">": ~less & ~equal, ">=": ~less}[op]
+
+
+def _less_equal(a: Vals, b: Vals) -> tuple[np.ndarray, np.ndarray]:
+    ra, rb = _rank(a), _rank(b)
+    numeric_less = np.where((a.kind == INT) & (b.kind == INT), a.i < b.i,
+                            (a.f < b.f) | ((a.f == b.f) & (a.kind < b.kind)))
+    numeric_equal = np.where((a.kind == INT) & (b.kind == INT), a.i == b.i,
+                             (a.f == b.f) & (a.kind == b.kind))
+    textual = np.flatnonzero((ra == rb) & (ra > 0))
+    text_less = np.zeros(a.kind.size, bool)
+    text_equal = np.zeros(a.kind.size, bool)
+    if textual.size:
+        left, right = a.text[textual].tolist(), b.text[textual].tolist()
+        text_less[textual] = [x < y for x, y in zip(left, right)]
+        text_equal[textual] = [x == y for x, y in zip(left, right)]
+    same_rank = ra == rb
+    less = (ra < rb) | (same_rank & np.where(ra == 0, numeric_less, text_less))
+    equal = same_rank & np.where(ra == 0, numeric_equal, text_equal)
+    return less, equal
+
+
+def condition_mask(cond: Compare, frame: Frame, d: Dictionary) -> np.ndarray:
+    """Rows satisfying a comparison; comparing two columns for (in)equality needs no decoding."""
+    if cond.op in ("=", "!=") and isinstance(cond.left, Col) and isinstance(cond.right, Col):
+        same = frame.columns[cond.left.name] == frame.columns[cond.right.name]
+        return same if cond.op == "=" else ~same
+    a, b = evaluate(cond.left, frame, d), evaluate(cond.right, frame, d)
+    return a.valid & b.valid & order_compare(cond.op, a, b)

@@ -1,0 +1,127 @@
+"""The ``deltalog`` command line: run, query, check and graph a program."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from deltalog.errors import DeltalogError
+
+EXIT_USER_ERROR = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="deltalog", description="Datalog materialisation, kept exact and fast.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="materialise a program over fact files and write the results")
+    _add_inputs(run)
+    run.add_argument("--out", required=True, help="directory for OUT/<predicate>.<format>")
+    run.add_argument("--format", choices=("tsv", "csv", "parquet"), default="tsv")
+    run.add_argument("--stats", action="store_true", help="print per-stratum and per-rule statistics")
+    run.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    query = commands.add_parser("query", help="materialise, then print the answers to a query atom")
+    _add_inputs(query)
+    query.add_argument("atom", help='a query atom such as "path(1, Y)"')
+    check = commands.add_parser("check", help="parse and analyse a program, report errors")
+    check.add_argument("program")
+    graph = commands.add_parser("graph", help="print the predicate dependency graph and strata")
+    graph.add_argument("program")
+    graph.add_argument("--dot", metavar="FILE", help="write Graphviz DOT to FILE ('-' for stdout)")
+    return parser
+
+
+def _add_inputs(command: argparse.ArgumentParser) -> None:
+    command.add_argument("program", help="the program file (.dl)")
+    command.add_argument("--facts", metavar="DIR", help="directory of fact files (p.tsv, p.csv, p.parquet, *.nt)")
+    command.add_argument("--rdf-predicates", action="store_true",
+                         help="load RDF files as one binary predicate per property instead of triple(S, P, O)")
+    command.add_argument("--backend", default="local", choices=("local",), help="execution backend")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except DeltalogError as error:
+        print(error.render(_source_of(error, args)), file=sys.stderr)
+        return EXIT_USER_ERROR
+    except OSError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USER_ERROR
+
+
+def _source_of(error: DeltalogError, args) -> str | None:
+    path = Path(error.span.file)
+    try:
+        return path.read_text() if error.span.line and path.is_file() else None
+    except OSError:
+        return None
+
+
+def _reasoner(args, console=None):
+    from deltalog.api import Reasoner
+    reasoner = Reasoner(Path(args.program), backend=args.backend)
+    if args.facts:
+        loaded = reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
+        if console is not None:
+            console.log(f"loaded {loaded:,} facts from {args.facts}")
+    return reasoner
+
+
+def cmd_run(args) -> int:
+    from deltalog.report import Progress, console_for, print_stats
+    console = console_for(args.quiet)
+    started = time.perf_counter()
+    reasoner = _reasoner(args, console)
+    with Progress(console, len(reasoner.analysed.strata)) as progress:
+        summary = reasoner.materialise(progress=progress.advance)
+    written = reasoner.write(args.out, format=args.format)
+    if console is not None:
+        console.log(f"derived {summary.derived:,} facts in {summary.seconds:.2f} s; "
+                    f"wrote {len(written)} predicates to {args.out} ({time.perf_counter() - started:.2f} s total)")
+    if args.stats:
+        print_stats(reasoner, summary)
+    return 0
+
+
+def cmd_query(args) -> int:
+    reasoner = _reasoner(args)
+    reasoner.materialise()
+    answers = reasoner.query(args.atom)
+    answers.write_csv(sys.stdout, separator="\t", include_header=True)
+    return 0
+
+
+def cmd_check(args) -> int:
+    from deltalog.api import read_program
+    from deltalog.analysis import analyse
+    program, _, _ = read_program(Path(args.program))
+    analysed = analyse(program)
+    for predicate, span in analysed.warnings:
+        print(f"{span}: warning: predicate {predicate} is never defined (no rule, fact or input)", file=sys.stderr)
+    print(f"ok: {len(analysed.rules)} rules, {len(analysed.strata)} strata")
+    return 0
+
+
+def cmd_graph(args) -> int:
+    from deltalog.api import read_program
+    from deltalog.analysis import analyse
+    program, _, _ = read_program(Path(args.program))
+    graph = analyse(program).graph
+    if args.dot:
+        dot = graph.to_dot()
+        if args.dot == "-":
+            sys.stdout.write(dot)
+        else:
+            Path(args.dot).write_text(dot)
+    else:
+        print(graph.to_text())
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "query": cmd_query, "check": cmd_check, "graph": cmd_graph}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,328 @@
+"""The relational-algebra IR that algorithms emit and backends execute.
+
+Plans name their columns (rule variables, or ``c0..ck`` for head tuples) and never
+mention rules, strata or deltas: a stored relation is read through a generation window
+(rows inserted at generations ``since <= g < until``), which is all the algorithm layer
+needs to express "old", "delta" and "full" versions of a relation.
+
+>>> scan = Scan("edge", (Col("X"), Col("Y")))
+>>> plan = Project(Filter(scan, Compare("!=", Col("X"), Col("Y"))), (("c0", Col("Y")), ("c1", Col("X"))))
+>>> plan.columns
+('c0', 'c1')
+>>> print(plan)
+Project[c0=Y, c1=X]
+  Filter[X != Y]
+    Scan edge(X, Y) gen[0:)
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Union
+
+from deltalog.syntax.ast import Constant
+
+
+# ---- expressions ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Col:
+    """A reference to a named column."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A constant, carried as its typed value; backends encode it with their dictionary."""
+
+    constant: Constant
+
+    def __str__(self) -> str:
+        return str(self.constant)
+
+
+@dataclass(frozen=True)
+class Arith:
+    """``left op right`` with op in + - * / %."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+    def __str__(self) -> str:
+        return f"({self.left} {self.op} {self.right})"
+
+
+@dataclass(frozen=True)
+class Func:
+    """A built-in function call (abs, min, max, concat, str, int, float)."""
+
+    name: str
+    args: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``left op right`` with op in = != < <= > >=, under the total order of docs/semantics.md."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+Expr = Union[Col, Lit, Arith, Func, Compare]
+Term = Union[Col, Lit]
+
+
+# ---- plan nodes ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Node(ABC):
+    """Base of plan nodes; a node's ``label``, where it has one, names it in metrics (rows produced)."""
+
+    @property
+    @abstractmethod
+    def columns(self) -> tuple[str, ...]:
+        """Names of the output columns, in order."""
+
+    def children(self) -> tuple["Node", ...]:
+        return ()
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def __str__(self) -> str:
+        lines = [self.describe()]
+        for child in self.children():
+            lines += ["  " + line for line in str(child).splitlines()]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Scan(Node):
+    """Rows of a stored relation inserted at generations [since, until), matched against terms.
+
+    ``terms`` has one entry per relation column: a Col names the output column (a name
+    repeated means the values must be equal), a Lit selects rows holding that constant.
+    """
+
+    relation: str
+    terms: tuple[Term, ...]
+    since: int = 0
+    until: int | None = None
+    label: str | None = field(default=None, compare=False)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t.name for t in self.terms if isinstance(t, Col)))
+
+    def describe(self) -> str:
+        until = "" if self.until is None else self.until
+        return f"Scan {self.relation}({', '.join(map(str, self.terms))}) gen[{self.since}:{until})"
+
+
+@dataclass(frozen=True)
+class Values(Node):
+    """Literal rows."""
+
+    names: tuple[str, ...]
+    rows: tuple[tuple[Constant, ...], ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.names
+
+    def describe(self) -> str:
+        return f"Values[{', '.join(self.names)}] x{len(self.rows)}"
+
+
+@dataclass(frozen=True)
+class Join(Node):
+    """Natural join on ``on`` (columns of both sides); other column names must not clash."""
+
+    left: Node
+    right: Node
+    on: tuple[str, ...]
+    label: str | None = field(default=None, compare=False)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns + tuple(c for c in self.right.columns if c not in self.on)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+    def describe(self) -> str:
+        return f"Join[{', '.join(self.on)}]"
+
+
+@dataclass(frozen=True)
+class SemiJoin(Node):
+    """Rows of ``left`` with a match in ``right`` on ``on``."""
+
+    left: Node
+    right: Node
+    on: tuple[str, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+    def describe(self) -> str:
+        return f"SemiJoin[{', '.join(self.on)}]"
+
+
+@dataclass(frozen=True)
+class AntiJoin(Node):
+    """Rows of ``left`` with no match in ``right`` on ``on`` (``on`` may be empty)."""
+
+    left: Node
+    right: Node
+    on: tuple[str, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+    def describe(self) -> str:
+        return f"AntiJoin[{', '.join(self.on)}]"
+
+
+@dataclass(frozen=True)
+class Filter(Node):
+    """Rows satisfying a comparison."""
+
+    input: Node
+    condition: Compare
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Filter[{self.condition}]"
+
+
+@dataclass(frozen=True)
+class Bind(Node):
+    """Adds ``column`` holding ``expr``; rows where the expression has no value are dropped."""
+
+    input: Node
+    column: str
+    expr: Expr
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns + (self.column,)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Bind[{self.column} = {self.expr}]"
+
+
+@dataclass(frozen=True)
+class Project(Node):
+    """Output columns computed from input columns or constants (no deduplication)."""
+
+    input: Node
+    outputs: tuple[tuple[str, Term], ...]
+    label: str | None = field(default=None, compare=False)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.outputs)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Project[{', '.join(f'{n}={t}' for n, t in self.outputs)}]"
+
+
+@dataclass(frozen=True)
+class Distinct(Node):
+    """Removes duplicate rows."""
+
+    input: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+
+@dataclass(frozen=True)
+class Aggregate(Node):
+    """Groups the (distinct) input rows by ``group_by`` and aggregates ``argument`` into ``output``."""
+
+    input: Node
+    group_by: tuple[str, ...]
+    function: str
+    argument: str | None
+    output: str
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.group_by + (self.output,)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Aggregate[{', '.join(self.group_by)}; {self.output} = {self.function}({self.argument or ''})]"
+
+
+@dataclass(frozen=True)
+class Union_(Node):
+    """Union of inputs with the same columns (set semantics after a Distinct)."""
+
+    inputs: tuple[Node, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.inputs[0].columns
+
+    def children(self) -> tuple[Node, ...]:
+        return self.inputs
+
+    def describe(self) -> str:
+        return "Union"
+
+
+@dataclass(frozen=True)
+class Difference(Node):
+    """Rows of ``left`` not in ``right`` (same columns)."""
+
+    left: Node
+    right: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)

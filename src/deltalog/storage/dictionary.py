@@ -1,0 +1,134 @@
+"""Dictionary encoding: every constant gets a dense int64 id once; relations hold only ids.
+
+Ids are dense (0, 1, 2, ...) so relations can pack tuples into small keys and use
+direct-addressed sets. Per id the dictionary keeps its kind, its numeric value (for
+arithmetic and comparison without decoding to Python) and, for strings and IRIs, its text.
+
+>>> d = Dictionary()
+>>> ids = d.encode_ints(np.array([7, 3, 7]))
+>>> ids.tolist(), d.decode(ids)
+([0, 1, 0], [('int', 7), ('int', 3), ('int', 7)])
+>>> d.encode_constant("string", "a"), d.lookup_constant("iri", "a")
+(2, None)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deltalog.storage.growable import GrowableArray
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, STRING
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """np.unique's result, by sort and compare (np.unique is far slower here on large int arrays)."""
+    if values.size < 2:
+        return values.copy()
+    ordered = np.sort(values)
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+class Dictionary:
+    """Two-way map between constants (kind, value) and dense int64 ids."""
+
+    def __init__(self) -> None:
+        self.kinds = GrowableArray(np.uint8)
+        self.ints = GrowableArray(np.int64)      # the value of INT ids (0 otherwise)
+        self.numbers = GrowableArray(np.float64)  # numeric value of INT and FLOAT ids (nan otherwise)
+        self.texts: list[str | None] = []
+        self._int_keys = np.empty(0, np.int64)    # sorted int values ...
+        self._int_ids = np.empty(0, np.int64)     # ... and their ids
+        self._by_value: dict[tuple[int, object], int] = {}
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def _append(self, kind: int, ints: np.ndarray, numbers: np.ndarray, texts: list) -> np.ndarray:
+        start = len(self.texts)
+        self.kinds.extend(np.full(len(texts), kind, np.uint8))
+        self.ints.extend(ints)
+        self.numbers.extend(numbers)
+        self.texts.extend(texts)
+        return np.arange(start, len(self.texts), dtype=np.int64)
+
+    def encode_ints(self, values: np.ndarray) -> np.ndarray:
+        """Ids of int values, adding the unknown ones (vectorised)."""
+        values = np.asarray(values, dtype=np.int64)
+        if values.size == 0:
+            return np.empty(0, np.int64)
+        self._add_ints(sorted_unique(values))
+        return self._int_ids[np.searchsorted(self._int_keys, values)]
+
+    def _add_ints(self, unique_values: np.ndarray) -> None:
+        pos = np.searchsorted(self._int_keys, unique_values)
+        known = pos < self._int_keys.size
+        known[known] = self._int_keys[pos[known]] == unique_values[known]
+        fresh = unique_values[~known]
+        if fresh.size == 0:
+            return
+        ids = self._append(INT, fresh, fresh.astype(np.float64), [None] * fresh.size)
+        keys = np.concatenate([self._int_keys, fresh])
+        order = np.argsort(keys, kind="stable")
+        self._int_keys, self._int_ids = keys[order], np.concatenate([self._int_ids, ids])[order]
+
+    def lookup_ints(self, values: np.ndarray) -> np.ndarray:
+        """Ids of int values, -1 for values never seen (nothing is added)."""
+        values = np.asarray(values, dtype=np.int64)
+        if self._int_keys.size == 0:
+            return np.full(values.size, -1, np.int64)
+        pos = np.minimum(np.searchsorted(self._int_keys, values), self._int_keys.size - 1)
+        hit = self._int_keys[pos] == values
+        return np.where(hit, self._int_ids[pos], -1)
+
+    def encode_floats(self, values: np.ndarray) -> np.ndarray:
+        """Ids of float values, adding the unknown ones."""
+        values = np.asarray(values, dtype=np.float64)
+        return self._encode_objects(FLOAT, values.tolist())
+
+    def encode_texts(self, kind: str, values) -> np.ndarray:
+        """Ids of strings or IRIs (``kind`` 'string' or 'iri'), adding the unknown ones."""
+        return self._encode_objects(KIND_CODES[kind], list(values))
+
+    def _encode_objects(self, kind: int, values: list) -> np.ndarray:
+        table = self._by_value
+        out = np.empty(len(values), np.int64)
+        for i, value in enumerate(values):
+            key = (kind, value)
+            found = table.get(key)
+            if found is None:
+                found = table[key] = self._append_one(kind, value)
+            out[i] = found
+        return out
+
+    def _append_one(self, kind: int, value) -> int:
+        number = float(value) if kind == FLOAT else np.nan
+        text = None if kind == FLOAT else value
+        return int(self._append(kind, np.zeros(1, np.int64), np.array([number]), [text])[0])
+
+    def encode_constant(self, kind: str, value) -> int:
+        """The id of one constant, adding it if new."""
+        if kind == "int":
+            return int(self.encode_ints(np.array([value], np.int64))[0])
+        if kind == "float":
+            return int(self.encode_floats(np.array([value], np.float64))[0])
+        return int(self.encode_texts(kind, [value])[0])
+
+    def lookup_constant(self, kind: str, value) -> int | None:
+        """The id of one constant, or None if it was never seen."""
+        if kind == "int":
+            found = int(self.lookup_ints(np.array([value], np.int64))[0])
+            return None if found < 0 else found
+        return self._by_value.get((KIND_CODES[kind], float(value) if kind == "float" else value))
+
+    def decode(self, ids: np.ndarray) -> list[tuple[str, object]]:
+        """(kind, value) pairs for ids: for the Python API, tests and small outputs."""
+        kinds, ints, numbers = self.kinds.view(), self.ints.view(), self.numbers.view()
+        out = []
+        for i in np.asarray(ids, np.int64).tolist():
+            kind = int(kinds[i])
+            value = int(ints[i]) if kind == INT else float(numbers[i]) if kind == FLOAT else self.texts[i]
+            out.append((KIND_NAMES[kind], value))
+        return out

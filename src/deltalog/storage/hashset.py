@@ -1,0 +1,89 @@
+"""Vectorised open-addressing hash sets of int64 keys: whole batches are probed and inserted at once.
+
+A probe round handles every pending key with a few numpy operations; with the load
+factor kept under one half, almost every key settles within two rounds, so a batch
+costs O(batch), independent of how many keys the set already holds.
+
+>>> s = Int64HashSet()
+>>> s.add_unique(np.array([5, 9, 12])).tolist()
+[True, True, True]
+>>> s.add_unique(np.array([9, 4])).tolist(), s.contains(np.array([4, 7])).tolist(), len(s)
+([False, True], [True, False], 4)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EMPTY = np.int64(-1)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def mix(keys: np.ndarray, bits: int) -> np.ndarray:
+    """Fibonacci hashing: the top ``bits`` bits of key * golden ratio, as int64 slot numbers."""
+    with np.errstate(over="ignore"):
+        product = keys.astype(np.uint64, copy=False) * _GOLDEN
+    return (product >> np.uint64(64 - bits)).astype(np.int64)
+
+
+class Int64HashSet:
+    """A set of non-negative int64 keys (``-1`` marks empty slots)."""
+
+    def __init__(self, capacity_bits: int = 10) -> None:
+        self._bits = capacity_bits
+        self._table = np.full(1 << capacity_bits, EMPTY, np.int64)
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def keys(self) -> np.ndarray:
+        return self._table[self._table != EMPTY]
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """Boolean mask: which keys are in the set."""
+        found = np.zeros(keys.size, bool)
+        pending = np.arange(keys.size)
+        slots = mix(keys, self._bits)
+        mask = (1 << self._bits) - 1
+        while pending.size:
+            current = self._table[slots[pending]]
+            hit = current == keys[pending]
+            found[pending[hit]] = True
+            pending = pending[~hit & (current != EMPTY)]
+            slots[pending] = (slots[pending] + 1) & mask
+        return found
+
+    def add_unique(self, keys: np.ndarray) -> np.ndarray:
+        """Insert keys that are distinct among themselves; mask of those that were not present."""
+        self._reserve(keys.size)
+        added = np.zeros(keys.size, bool)
+        pending = np.arange(keys.size)
+        slots = mix(keys, self._bits)
+        mask = (1 << self._bits) - 1
+        table = self._table
+        while pending.size:
+            pending_slots = slots[pending]
+            current = table[pending_slots]
+            empty = current == EMPTY
+            claim, claim_slots = pending[empty], pending_slots[empty]
+            table[claim_slots] = keys[claim]           # colliding claims: the last write wins
+            won = table[claim_slots] == keys[claim]    # keys are distinct, so one winner per slot
+            added[claim[won]] = True
+            retry = np.concatenate([pending[~empty & (current != keys[pending])], claim[~won]])
+            slots[retry] = (slots[retry] + 1) & mask
+            pending = retry
+        self._size += int(added.sum())
+        return added
+
+    def _reserve(self, extra: int) -> None:
+        bits = self._bits
+        while (self._size + extra) * 2 > (1 << bits):
+            bits += 1
+        if bits != self._bits:
+            old = self.keys()
+            self._bits, self._table, self._size = bits, np.full(1 << bits, EMPTY, np.int64), 0
+            self.add_unique(old)
+
+    def nbytes(self) -> int:
+        return self._table.nbytes

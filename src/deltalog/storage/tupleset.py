@@ -1,0 +1,218 @@
+"""The set of tuples a relation holds, for deduplicating whole batches in O(batch).
+
+Tuples of dense ids are packed into one int64 key with a mixed radix. When the key
+space is small the set is a direct-addressed byte map (one byte per possible tuple,
+no hashing); otherwise an open-addressing hash set of packed keys; and when even the
+packed key would not fit in 62 bits, a hash set of row ids keyed by a fingerprint,
+with every fingerprint match verified against the stored row.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from deltalog.storage.hashset import EMPTY, Int64HashSet, mix
+
+BYTEMAP_LIMIT = 1 << 28
+"""Largest key space (bytes) kept as a direct byte map."""
+Columns = Sequence[np.ndarray]
+
+
+def unique_sorted(keys: np.ndarray) -> np.ndarray:
+    """The distinct keys, sorted (np.sort is SIMD-accelerated; np.unique is much slower here)."""
+    if keys.size < 2:
+        return keys.copy()
+    ordered = np.sort(keys)
+    keep = np.empty(ordered.size, bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def radix_for(max_id: int) -> int:
+    """A radix with headroom, so that growing dictionaries rarely force a re-pack."""
+    return max(1024, ((int(max_id) + 1) * 5 // 4 + 1023) // 1024 * 1024)
+
+
+def pack(columns: Columns, radix: int) -> np.ndarray:
+    """Mixed-radix key of each row: ((c0 * r + c1) * r + c2) ..."""
+    if not columns:
+        return np.zeros(0, np.int64)
+    key = np.array(columns[0], np.int64)
+    for column in columns[1:]:
+        key *= radix
+        key += column
+    return key
+
+
+def unpack(keys: np.ndarray, radix: int, arity: int) -> list[np.ndarray]:
+    """The columns of packed keys (inverse of pack)."""
+    columns = []
+    for _ in range(arity - 1):
+        keys, column = np.divmod(keys, radix)
+        columns.append(column)
+    columns.append(keys)
+    return columns[::-1]
+
+
+class ByteMap:
+    """Direct-addressed set over keys in [0, space)."""
+
+    def __init__(self, space: int) -> None:
+        self._seen = np.zeros(space, bool)
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        return self._seen[keys]
+
+    def add_unique(self, keys: np.ndarray) -> None:
+        self._seen[keys] = True
+
+    def nbytes(self) -> int:
+        return self._seen.nbytes
+
+
+class TupleSet:
+    """Exact set of the rows of one relation (arity >= 1): find the new rows of a batch, then record them."""
+
+    def __init__(self, arity: int, rows_at: Callable[[np.ndarray], list[np.ndarray]]) -> None:
+        self.arity = arity
+        self._rows_at = rows_at
+        self._radix = 0
+        self._keys: ByteMap | Int64HashSet | None = None
+        self._wide: WideRowSet | None = None
+
+    def _fits(self, columns: Columns) -> bool:
+        return all(c.size == 0 or int(c.max()) < self._radix for c in columns)
+
+    def rebuild(self, all_rows: Columns, max_id: int) -> None:
+        """Choose the representation for ids up to max_id and re-insert every stored row."""
+        self._radix = radix_for(max_id)
+        space = self._radix ** self.arity
+        self._keys, self._wide = None, None
+        if space <= BYTEMAP_LIMIT:
+            self._keys = ByteMap(space)
+        elif space < 2**62:
+            self._keys = Int64HashSet()
+        else:
+            self._wide = WideRowSet(self._rows_at)
+        self._insert_stored(all_rows)
+
+    def _insert_stored(self, rows: Columns) -> None:
+        if self._wide is not None:
+            self._wide.insert_rows(rows, np.arange(len(rows[0]) if rows else 0))
+        elif rows and len(rows[0]):
+            self._keys.add_unique(pack(rows, self._radix))
+
+    def needs_rebuild(self, columns: Columns) -> bool:
+        return self._radix == 0 or not self._fits(columns)
+
+    def new_rows(self, columns: Columns) -> list[np.ndarray]:
+        """The distinct batch rows that are not stored yet, as columns (nothing is recorded yet)."""
+        if self._wide is not None:
+            return [c[self._wide.new_rows(columns)] for c in columns]
+        keys = pack(columns, self._radix)
+        fresh = unique_sorted(keys[~self._keys.contains(keys)])
+        return unpack(fresh, self._radix, self.arity)
+
+    def record(self, columns: Columns, row_ids: np.ndarray) -> None:
+        """Remember rows (distinct and new) that the relation has just stored under row_ids."""
+        if self._wide is not None:
+            self._wide.insert_rows(columns, row_ids)
+        else:
+            self._keys.add_unique(pack(columns, self._radix))
+
+    def contains(self, columns: Columns) -> np.ndarray:
+        if self._radix == 0:
+            return np.zeros(len(columns[0]), bool)
+        if self._wide is not None:
+            return self._wide.contains(columns)
+        inside = np.ones(len(columns[0]), bool)
+        for column in columns:
+            inside &= column < self._radix
+        found = np.zeros(inside.size, bool)
+        found[inside] = self._keys.contains(pack([c[inside] for c in columns], self._radix))
+        return found
+
+    def nbytes(self) -> int:
+        part = self._wide if self._wide is not None else self._keys
+        return 0 if part is None else part.nbytes()
+
+
+def fingerprint(columns: Columns) -> np.ndarray:
+    """A 62-bit hash of each row, non-negative so that -1 can mark empty slots."""
+    h = np.zeros(len(columns[0]), np.uint64)
+    with np.errstate(over="ignore"):
+        for column in columns:
+            h = (h ^ column.astype(np.uint64)) * np.uint64(0x9E3779B97F4A7C15)
+            h ^= h >> np.uint64(29)
+    return (h >> np.uint64(2)).astype(np.int64)
+
+
+class WideRowSet:
+    """Hash set of row ids keyed by fingerprint, verifying matches against the stored rows."""
+
+    def __init__(self, rows_at: Callable[[np.ndarray], list[np.ndarray]]) -> None:
+        self._rows_at = rows_at
+        self._bits = 10
+        self._fps = np.full(1 << 10, EMPTY, np.int64)
+        self._ids = np.full(1 << 10, EMPTY, np.int64)
+        self._size = 0
+
+    def contains(self, columns: Columns) -> np.ndarray:
+        fps = fingerprint(columns)
+        found = np.zeros(fps.size, bool)
+        pending, slots, mask = np.arange(fps.size), mix(fps, self._bits), (1 << self._bits) - 1
+        while pending.size:
+            current = self._fps[slots[pending]]
+            candidate = current == fps[pending]
+            same = np.zeros(pending.size, bool)
+            if candidate.any():
+                stored = self._rows_at(self._ids[slots[pending[candidate]]])
+                same[candidate] = np.logical_and.reduce(
+                    [s == c[pending[candidate]] for s, c in zip(stored, columns)])
+            found[pending[same]] = True
+            pending = pending[~same & (current != EMPTY)]
+            slots[pending] = (slots[pending] + 1) & mask
+        return found
+
+    def new_rows(self, columns: Columns) -> np.ndarray:
+        candidates = np.flatnonzero(~self.contains(columns))
+        if candidates.size < 2:
+            return candidates
+        sub = [c[candidates] for c in columns]
+        order = np.lexsort(sub[::-1])
+        keep = np.ones(order.size, bool)
+        keep[1:] = np.logical_or.reduce([s[order][1:] != s[order][:-1] for s in sub])
+        return np.sort(candidates[order[keep]])
+
+    def insert_rows(self, columns: Columns, row_ids: np.ndarray) -> None:
+        """Insert distinct rows known to be absent."""
+        self._reserve(row_ids.size)
+        fps = fingerprint(columns)
+        pending, slots, mask = np.arange(fps.size), mix(fps, self._bits), (1 << self._bits) - 1
+        while pending.size:
+            pending_slots = slots[pending]
+            empty = self._ids[pending_slots] == EMPTY
+            claim, claim_slots = pending[empty], pending_slots[empty]
+            self._ids[claim_slots] = row_ids[claim]
+            won = self._ids[claim_slots] == row_ids[claim]
+            self._fps[claim_slots[won]] = fps[claim[won]]
+            retry = np.concatenate([pending[~empty], claim[~won]])
+            slots[retry] = (slots[retry] + 1) & mask
+            pending = retry
+        self._size += row_ids.size
+
+    def _reserve(self, extra: int) -> None:
+        bits = self._bits
+        while (self._size + extra) * 2 > (1 << bits):
+            bits += 1
+        if bits != self._bits:
+            ids = self._ids[self._ids != EMPTY]
+            self._bits, self._size = bits, 0
+            self._fps, self._ids = np.full(1 << bits, EMPTY, np.int64), np.full(1 << bits, EMPTY, np.int64)
+            self.insert_rows(self._rows_at(ids), ids)
+
+    def nbytes(self) -> int:
+        return self._fps.nbytes + self._ids.nbytes
