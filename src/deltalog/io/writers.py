@@ -1,0 +1,123 @@
+"""Writing decoded tables to TSV, CSV or Parquet files, atomically, in the text forms of docs/semantics.md."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import polars as pl
+
+from deltalog.errors import InputError
+
+EXTENSIONS = {"tsv": "tsv", "facts": "facts", "csv": "csv", "parquet": "parquet"}
+PREDICATE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def float_strings(series: pl.Series) -> pl.Series:
+    """Floats as Python's ``repr`` writes them (Polars agrees on 1e-4 <= |x| < 1e16; the rest via repr)."""
+    text = series.cast(pl.String)
+    size = series.abs()
+    odd = ((size < 1e-4) & (size != 0.0)) | (size >= 1e16) | series.is_nan()
+    if odd.any():
+        where = odd.arg_true()
+        fixed = [repr(v) for v in series.gather(where).to_list()]
+        text = text.scatter(where, pl.Series(fixed, dtype=pl.String))
+    return text
+
+
+def cell_strings(series: pl.Series) -> pl.Series:
+    """A column as text cells: ints as digits, floats as repr, booleans as true/false, strings as they are."""
+    if series.dtype == pl.String:
+        return series
+    if series.dtype.is_float():
+        return float_strings(series.cast(pl.Float64))
+    if series.dtype.is_integer() or series.dtype == pl.Boolean:
+        return series.cast(pl.String)
+    if series.dtype == pl.Object:
+        raise InputError(f"column {series.name!r} holds Python objects, which have no text form")
+    return series.cast(pl.String)
+
+
+def _text_frame(df: pl.DataFrame) -> pl.DataFrame:
+    """The frame to hand to Polars' CSV writer: integers stay native, everything else becomes text cells."""
+    return df.with_columns(
+        [cell_strings(df[name]) for name in df.columns if not df[name].dtype.is_integer()]
+    )
+
+
+def _check_tsv(df: pl.DataFrame) -> None:
+    """TSV has no quoting: a cell holding a tab or a line break cannot be written."""
+    for name in df.columns:
+        if df[name].dtype == pl.String and df[name].str.contains(r"[\t\n\r]", literal=False).any():
+            raise InputError(
+                f"column {name!r} has a cell with a tab or line break, which TSV cannot hold; use csv or parquet"
+            )
+
+
+def _write(df: pl.DataFrame, path: Path, fmt: str) -> None:
+    """Write one table to ``path`` (not atomically) in format ``fmt``."""
+    if fmt == "parquet":
+        if any(dtype == pl.Object for dtype in df.dtypes):
+            raise InputError("a column holds Python objects, which Parquet cannot store")
+        df.write_parquet(path)
+        return
+    text = _text_frame(df)
+    if fmt == "csv":
+        text.write_csv(path, include_header=False, quote_style="necessary")
+    else:
+        _check_tsv(text)
+        text.write_csv(path, include_header=False, separator="\t", quote_style="never")
+
+
+def _format(format: str) -> str:
+    if format not in EXTENSIONS:
+        raise InputError(f"unknown output format {format!r} (expected one of {', '.join(EXTENSIONS)})")
+    return format
+
+
+def write_table(df: pl.DataFrame, path: str | os.PathLike, *, format: str = "tsv") -> None:
+    """Write ``df`` to ``path`` atomically: into a temporary file next to it, then ``os.replace``.
+
+    ``format``: ``tsv`` (or ``facts``: tab-separated, no header, no quoting), ``csv`` (no header,
+    RFC 4180 quoting where needed) or ``parquet``. An arity-1 TSV table cannot hold the empty string
+    (it would be a blank line, which readers skip); CSV quotes it.
+    """
+    fmt, path = _format(format), Path(path)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"  # created by the writer: usual permissions
+    try:
+        _write(df, tmp, fmt)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_relations(
+    tables: Mapping[str, pl.DataFrame], out_dir: str | os.PathLike, *, format: str = "tsv"
+) -> None:
+    """Write every table to ``out_dir/<pred>.<ext>``, all or nothing.
+
+    The files are written into a temporary sibling directory ``out_dir.tmp-XXXX`` first and moved
+    into ``out_dir`` (created if missing) only when all of them were written; on failure ``out_dir``
+    is left as it was and the temporary directory is removed. Other files in ``out_dir`` are kept.
+    """
+    fmt, out = _format(format), Path(out_dir)
+    for name in tables:
+        if not PREDICATE_RE.fullmatch(name):
+            raise InputError(f"{name!r} is not a valid predicate name")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{out.name}.tmp-", dir=out.parent))
+    try:
+        for name, df in tables.items():
+            _write(df, staging / f"{name}.{EXTENSIONS[fmt]}", fmt)
+        out.mkdir(exist_ok=True)
+        for name in tables:
+            file_name = f"{name}.{EXTENSIONS[fmt]}"
+            os.replace(staging / file_name, out / file_name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
