@@ -176,6 +176,9 @@ class Reasoner:
 def as_table(data: Any, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
     """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values."""
     if isinstance(data, (str, os.PathLike)):
+        if (format or Path(data).suffix.lstrip(".").lower()) in ("nt", "ttl"):
+            from deltalog.io.rdf import read_rdf
+            return read_rdf(data)["triple"]
         from deltalog.io.readers import read_table
         return read_table(data, format=format, arity=arity)
     if isinstance(data, pl.DataFrame):

@@ -43,6 +43,9 @@ class Backend(Protocol):
     def read(self, *, relation: str) -> pl.DataFrame:
         """The decoded rows of a relation, columns c0..ck."""
 
+    def typed_rows(self, *, relation: str) -> set[tuple[tuple[str, object], ...]]:
+        """The rows of a relation as exact (kind, value) tuples (for tests and small results)."""
+
     def memory_bytes(self) -> int:
         """Bytes held by stored relations, indexes and the dictionary (an estimate)."""
 

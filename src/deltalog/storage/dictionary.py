@@ -85,7 +85,7 @@ class Dictionary:
 
     def encode_floats(self, values: np.ndarray) -> np.ndarray:
         """Ids of float values, adding the unknown ones."""
-        values = np.asarray(values, dtype=np.float64)
+        values = np.asarray(values, dtype=np.float64) + 0.0   # -0.0 is 0.0
         return self._encode_objects(FLOAT, values.tolist())
 
     def encode_texts(self, kind: str, values) -> np.ndarray:

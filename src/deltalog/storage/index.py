@@ -84,12 +84,13 @@ class SortedIndex:
         if not key_columns:
             return np.zeros(n, np.int64), np.ones(n, bool)
         if len(key_columns) == 1 and self.exact:
-            return key_columns[0], key_columns[0] < self.radix
+            column = key_columns[0]
+            return column, (column >= 0) & (column < self.radix)
         if not self.exact:
             return fingerprint(key_columns), np.ones(n, bool)
         inside = np.ones(n, bool)
         for column in key_columns:
-            inside &= column < self.radix
+            inside &= (column >= 0) & (column < self.radix)
         return pack([np.where(inside, c, 0) for c in key_columns], self.radix), inside
 
     def refresh(self, stored: list[np.ndarray]) -> None:

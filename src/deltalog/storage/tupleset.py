@@ -130,7 +130,7 @@ class TupleSet:
             return self._wide.contains(columns)
         inside = np.ones(len(columns[0]), bool)
         for column in columns:
-            inside &= column < self._radix
+            inside &= (column >= 0) & (column < self._radix)
         found = np.zeros(inside.size, bool)
         found[inside] = self._keys.contains(pack([c[inside] for c in columns], self._radix))
         return found

@@ -29,7 +29,7 @@ def parse_cell(text: str) -> tuple[str, object]:
             return "int", value
         return "float", float(value)
     if _FLOAT_RE.fullmatch(text):
-        return "float", float(text)
+        return "float", float(text) + 0.0  # -0.0 is 0.0
     if len(text) >= 2 and text[0] == "<" and text[-1] == ">":
         return "iri", text[1:-1]
     return "string", text

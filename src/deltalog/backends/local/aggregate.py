@@ -52,7 +52,8 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
         return Frame.empty(group_by + (output,))
     values = decode_ids(rows.columns[argument], d) if argument is not None else None
     value_keys = total_order_keys(values) if values is not None else []
-    order = np.lexsort(value_keys + [rows.columns[g] for g in reversed(group_by)])
+    keys = value_keys + [rows.columns[g] for g in reversed(group_by)]
+    order = np.lexsort(keys) if keys else np.arange(rows.length)
     rows = rows.take(order)
     values = _take_vals(values, order) if values is not None else None
     starts = np.flatnonzero(_boundaries([rows.columns[g] for g in group_by], rows.length))

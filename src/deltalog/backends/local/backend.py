@@ -79,6 +79,14 @@ class LocalBackend:
             return pl.DataFrame({"present": [True] * min(len(stored), 1)})
         return decode_frame(stored.columns(), names, self.dictionary)
 
+    def typed_rows(self, *, relation: str) -> set[tuple[tuple[str, object], ...]]:
+        """The rows of a relation as exact (kind, value) tuples (for tests and small results)."""
+        stored = self._relations[relation]
+        if stored.arity == 0:
+            return {()} if len(stored) else set()
+        decoded = [self.dictionary.decode(c) for c in stored.columns()]
+        return set(zip(*decoded))
+
     def id_columns(self, *, relation: str) -> list[np.ndarray]:
         """The encoded columns of a relation (views; local-only, for fast exports)."""
         return self._relations[relation].columns()

@@ -109,6 +109,7 @@ class Lookup:
     columns: list[np.ndarray]
     index: SortedIndex
     key_sources: list[ir.Term]   # per key position: the probe column (Col) or a constant (Lit)
+    positions: tuple[int, ...]   # the right-side positions the index keys on
     terms: tuple[ir.Term, ...]
     lo: int
     hi: int
@@ -125,7 +126,7 @@ def lookup_for(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Lookup:
         relation, lo, hi = scan_window(right, ctx)
         positions = _key_positions(right.terms, on)
         sources = [right.terms[p] for p in positions]
-        return Lookup(relation, relation.stored_columns(), relation.index(positions), sources,
+        return Lookup(relation, relation.stored_columns(), relation.index(positions), sources, positions,
                       right.terms, lo, hi)
     frame = materialise(right, ctx)
     terms = tuple(ir.Col(c) for c in right.columns)
@@ -133,7 +134,7 @@ def lookup_for(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Lookup:
     index = SortedIndex(positions)
     columns = [frame.columns[c] for c in right.columns] or [np.zeros(frame.length, np.int64)]
     index.refresh(columns)
-    return Lookup(None, columns, index, [terms[p] for p in positions], terms, 0, frame.length)
+    return Lookup(None, columns, index, [terms[p] for p in positions], positions, terms, 0, frame.length)
 
 
 def _key_positions(terms: tuple[ir.Term, ...], on: tuple[str, ...]) -> tuple[int, ...]:
@@ -151,19 +152,20 @@ def _key_positions(terms: tuple[ir.Term, ...], on: tuple[str, ...]) -> tuple[int
 def matched_rows(lookup: Lookup, frame: Frame, rows: np.ndarray, probe_idx: np.ndarray, ctx: Context,
                  wanted: set[str] | None = None):
     """Right-side columns of matched rows (those in ``wanted``), and a mask of the rows that really
-    match: repeated names must agree, and fingerprint (inexact) keys are verified."""
+    match: a position the exact index did not key on (a repeated name, or any position of a
+    fingerprint index) is compared value by value."""
     keep = np.ones(rows.size, bool)
     named: dict[str, np.ndarray] = {}
-    exact = lookup.index.exact
+    keyed = set(lookup.positions) if lookup.index.exact else set()
     for position, term in enumerate(lookup.terms):
+        if position in keyed:
+            continue
         if isinstance(term, ir.Lit):
-            if not exact:
-                keep &= lookup.columns[position][rows] == ctx.constant_id(term)
+            keep &= lookup.columns[position][rows] == ctx.constant_id(term)
+        elif term.name in frame.columns:
+            keep &= lookup.columns[position][rows] == frame.columns[term.name][probe_idx]
         elif term.name in named:
             keep &= lookup.columns[position][rows] == named[term.name]
-        elif term.name in frame.columns:
-            if not exact:
-                keep &= lookup.columns[position][rows] == frame.columns[term.name][probe_idx]
         elif wanted is None or term.name in wanted or _repeated(lookup.terms, term.name):
             named[term.name] = lookup.columns[position][rows]
     return named, keep
@@ -210,7 +212,7 @@ def join_frames(node: ir.Join, ctx: Context, wanted: tuple[str, ...]) -> Iterato
 def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
     """For semi/anti joins: each left frame with a mask of rows that have a match on the right."""
     right = node.right
-    if not isinstance(right, ir.Scan) or _has_local_repeats(right, node.on):
+    if not isinstance(right, ir.Scan) or _has_repeats(right):
         right = ir.Distinct(_project_on(right, node.on))
     lookup = lookup_for(right, node.on, ctx)
     for frame in stream(node.left, ctx):
@@ -225,9 +227,9 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
         yield frame, found
 
 
-def _has_local_repeats(scan: ir.Scan, on: tuple[str, ...]) -> bool:
-    """Does a name outside the join columns occur twice (so matches need a row-level check)?"""
-    names = [t.name for t in scan.terms if isinstance(t, ir.Col) and t.name not in on]
+def _has_repeats(scan: ir.Scan) -> bool:
+    """Does a name occur twice in the scan (so a match needs a row-level equality check)?"""
+    names = [t.name for t in scan.terms if isinstance(t, ir.Col)]
     return len(names) != len(set(names))
 
 
