@@ -203,12 +203,19 @@ _FUNCTIONS = {
 
 
 def compare(op: str, a: Value, b: Value) -> bool:
-    """``a op b``: = and != by kind and value, the others by the total order."""
+    """``a op b``: two numbers compare numerically (1 = 1.0); other values by kind and value for
+    = and !=, and by the total order (numbers < strings < IRIs) for the others."""
+    key_a, key_b = comparison_key(a), comparison_key(b)
     if op == "=":
-        return a == b
+        return key_a == key_b
     if op == "!=":
-        return a != b
-    return _ORDER[op](order_key(a), order_key(b))
+        return key_a != key_b
+    return _ORDER[op](key_a, key_b)
+
+
+def comparison_key(v: Value) -> tuple:
+    """The order key without the int-before-float tie break: comparisons see only the number."""
+    return order_key(v)[:2]
 
 
 # ---------------------------------------------------------------- aggregates

@@ -184,11 +184,11 @@ def _pick(take_first: np.ndarray, a: Vals, b: Vals) -> Vals:
 
 
 def _min(a: Vals, b: Vals) -> Vals:
-    return _pick(order_compare("<=", a, b), a, b)
+    return _pick(order_compare("<=", a, b, tie_break=True), a, b)
 
 
 def _max(a: Vals, b: Vals) -> Vals:
-    return _pick(order_compare(">=", a, b), a, b)
+    return _pick(order_compare(">=", a, b, tie_break=True), a, b)
 
 
 def texts_of(a: Vals) -> list[str]:
@@ -247,22 +247,21 @@ def _rank(v: Vals) -> np.ndarray:
     return np.where(v.kind <= FLOAT, 0, np.where(v.kind == STRING, 1, 2))
 
 
-def order_compare(op: str, a: Vals, b: Vals) -> np.ndarray:
-    """a op b under the total order of docs/semantics.md (valid rows only are meaningful)."""
-    if op in ("=", "!="):
-        same = (a.kind == b.kind) & np.where(a.kind == INT, a.i == b.i,
-                                             np.where(a.kind == FLOAT, a.f == b.f, a.text == b.text))
-        return same if op == "=" else ~same
-    less, equal = _less_equal(a, b)
-    return {"<": less, "<=": less | equal, ">": ~less & ~equal, ">=": ~less}[op]
+def order_compare(op: str, a: Vals, b: Vals, *, tie_break: bool = False) -> np.ndarray:
+    """a op b as docs/semantics.md says: numbers numerically, other values by the total order.
+    With ``tie_break`` an int sorts before an equal float (for min and max)."""
+    less, equal = _less_equal(a, b, tie_break)
+    return {"=": equal, "!=": ~equal, "<": less, "<=": less | equal, ">": ~less & ~equal, ">=": ~less}[op]
 
 
-def _less_equal(a: Vals, b: Vals) -> tuple[np.ndarray, np.ndarray]:
+def _less_equal(a: Vals, b: Vals, tie_break: bool) -> tuple[np.ndarray, np.ndarray]:
     ra, rb = _rank(a), _rank(b)
-    numeric_less = np.where((a.kind == INT) & (b.kind == INT), a.i < b.i,
-                            (a.f < b.f) | ((a.f == b.f) & (a.kind < b.kind)))
-    numeric_equal = np.where((a.kind == INT) & (b.kind == INT), a.i == b.i,
-                             (a.f == b.f) & (a.kind == b.kind))
+    both_int = (a.kind == INT) & (b.kind == INT)
+    numeric_less = np.where(both_int, a.i < b.i, a.f < b.f)
+    numeric_equal = np.where(both_int, a.i == b.i, a.f == b.f)
+    if tie_break:
+        numeric_less |= numeric_equal & (a.kind < b.kind)
+        numeric_equal &= a.kind == b.kind
     textual = np.flatnonzero((ra == rb) & (ra > 0))
     text_less = np.zeros(a.kind.size, bool)
     text_equal = np.zeros(a.kind.size, bool)
@@ -279,7 +278,14 @@ def _less_equal(a: Vals, b: Vals) -> tuple[np.ndarray, np.ndarray]:
 def condition_mask(cond: Compare, frame: Frame, d: Dictionary) -> np.ndarray:
     """Rows satisfying a comparison; comparing two columns for (in)equality needs no decoding."""
     if cond.op in ("=", "!=") and isinstance(cond.left, Col) and isinstance(cond.right, Col):
-        same = frame.columns[cond.left.name] == frame.columns[cond.right.name]
+        left, right = frame.columns[cond.left.name], frame.columns[cond.right.name]
+        same = left == right
+        differ = np.flatnonzero(~same)
+        if differ.size:   # an int and a float with the same value are equal numbers
+            kinds, numbers = d.kinds.view(), d.numbers.view()
+            l_ids, r_ids = left[differ], right[differ]
+            numeric = (kinds[l_ids] <= FLOAT) & (kinds[r_ids] <= FLOAT)
+            same[differ] = numeric & (numbers[l_ids] == numbers[r_ids])
         return same if cond.op == "=" else ~same
     a, b = evaluate(cond.left, frame, d), evaluate(cond.right, frame, d)
     return a.valid & b.valid & order_compare(cond.op, a, b)
