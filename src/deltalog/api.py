@@ -97,17 +97,18 @@ class Reasoner:
         table = as_table(data, format=format, arity=self._arities.get(predicate))
         return self._store(predicate, table)
 
-    def load_tables(self, tables: Mapping[str, pl.DataFrame]) -> int:
+    def load_tables(self, tables: Mapping[str, pl.DataFrame], *, source: str = "the data") -> int:
         """Add several predicates' facts at once; all arities are checked before anything is stored."""
         self._check_not_materialised()
         for predicate, table in tables.items():
-            self._check_arity(predicate, table.width)
+            self._check_arity(predicate, table.width, source)
         return sum(self._store(p, t) for p, t in tables.items())
 
     def load_directory(self, directory: str | os.PathLike, *, rdf_predicates: bool = False) -> int:
         """Add every fact file of a directory (DIR/p.tsv, p.csv, p.parquet, p.facts, *.nt, *.ttl)."""
         from deltalog.io.readers import read_facts_dir
-        return self.load_tables(read_facts_dir(directory, rdf_predicates=rdf_predicates))
+        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates)
+        return self.load_tables(tables, source=f"the files of {Path(directory)}")
 
     def _store(self, predicate: str, table: pl.DataFrame) -> int:
         self._check_arity(predicate, table.width)
@@ -116,10 +117,10 @@ class Reasoner:
             self.backend.create_relation(relation=predicate, arity=table.width)
         return self.backend.load(relation=predicate, table=table, generation=FACTS_GENERATION)
 
-    def _check_arity(self, predicate: str, width: int) -> None:
+    def _check_arity(self, predicate: str, width: int, source: str = "the data") -> None:
         known = self._arities.get(predicate)
         if known is not None and known != width:
-            raise InputError(f"{predicate} has arity {known} in the program, but the data has {width} columns")
+            raise InputError(f"{predicate} has arity {known} in the program, but {source} give it {width} columns")
 
     def _check_not_materialised(self) -> None:
         if self._materialised:

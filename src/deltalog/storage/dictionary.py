@@ -7,7 +7,7 @@ arithmetic and comparison without decoding to Python) and, for strings and IRIs,
 >>> d = Dictionary()
 >>> ids = d.encode_ints(np.array([7, 3, 7]))
 >>> ids.tolist(), d.decode(ids)
-([0, 1, 0], [('int', 7), ('int', 3), ('int', 7)])
+([1, 0, 1], [('int', 7), ('int', 3), ('int', 7)])
 >>> d.encode_constant("string", "a"), d.lookup_constant("iri", "a")
 (2, None)
 """
@@ -41,7 +41,7 @@ class Dictionary:
         self.texts: list[str | None] = []
         self._int_keys = np.empty(0, np.int64)    # sorted int values ...
         self._int_ids = np.empty(0, np.int64)     # ... and their ids
-        self._by_value: dict[tuple[int, object], int] = {}
+        self._by_value: dict[int, dict[object, int]] = {}   # kind -> value -> id, for non-ints
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -93,20 +93,17 @@ class Dictionary:
         return self._encode_objects(KIND_CODES[kind], list(values))
 
     def _encode_objects(self, kind: int, values: list) -> np.ndarray:
-        table = self._by_value
-        out = np.empty(len(values), np.int64)
-        for i, value in enumerate(values):
-            key = (kind, value)
-            found = table.get(key)
-            if found is None:
-                found = table[key] = self._append_one(kind, value)
-            out[i] = found
-        return out
-
-    def _append_one(self, kind: int, value) -> int:
-        number = float(value) if kind == FLOAT else np.nan
-        text = None if kind == FLOAT else value
-        return int(self._append(kind, np.zeros(1, np.int64), np.array([number]), [text])[0])
+        """Ids of floats, strings or IRIs: one dict lookup each, the unknown ones appended in one batch."""
+        table = self._by_value.setdefault(kind, {})
+        found = [table.get(v, -1) for v in values]
+        missing = list(dict.fromkeys(v for v, i in zip(values, found) if i < 0))
+        if missing:
+            numbers = np.array(missing, np.float64) if kind == FLOAT else np.full(len(missing), np.nan)
+            texts = [None] * len(missing) if kind == FLOAT else missing
+            ids = self._append(kind, np.zeros(len(missing), np.int64), numbers, texts)
+            table.update(zip(missing, ids.tolist()))
+            found = [table[v] for v in values]
+        return np.array(found, np.int64)
 
     def encode_constant(self, kind: str, value) -> int:
         """The id of one constant, adding it if new."""
@@ -121,7 +118,7 @@ class Dictionary:
         if kind == "int":
             found = int(self.lookup_ints(np.array([value], np.int64))[0])
             return None if found < 0 else found
-        return self._by_value.get((KIND_CODES[kind], float(value) if kind == "float" else value))
+        return self._by_value.get(KIND_CODES[kind], {}).get(float(value) + 0.0 if kind == "float" else value)
 
     def decode(self, ids: np.ndarray) -> list[tuple[str, object]]:
         """(kind, value) pairs for ids: for the Python API, tests and small outputs."""

@@ -40,7 +40,7 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     grammar = (Path(__file__).with_name("grammar.lark")).read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True,
+    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True, cache=True,
                 maybe_placeholders=False, start=["start", "query", "fast_path_patterns"])
 
 

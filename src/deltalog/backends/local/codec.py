@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 
 from deltalog.storage.dictionary import Dictionary
-from deltalog.storage.values import FLOAT, INT, IRI, format_value, parse_cell
+from deltalog.storage.values import FLOAT, FLOAT_PATTERN, INT, INT_PATTERN, IRI, format_value, parse_cell
 
 
 def encode_series(series: pl.Series, d: Dictionary) -> np.ndarray:
@@ -18,19 +18,42 @@ def encode_series(series: pl.Series, d: Dictionary) -> np.ndarray:
         unique_ids = d.encode_floats(unique.to_numpy())
     else:
         unique = unique.cast(pl.String)
-        unique_ids = encode_cells(unique.to_list(), d)
+        unique_ids = encode_cells(unique, d)
         series = series.cast(pl.String)
     return series.replace_strict(unique, pl.Series(unique_ids, dtype=pl.Int64),
                                  return_dtype=pl.Int64).to_numpy()
 
 
-def encode_cells(cells: list[str], d: Dictionary) -> np.ndarray:
-    """Ids of text cells, each typed by its lexical form."""
-    out = np.empty(len(cells), np.int64)
-    for i, cell in enumerate(cells):
-        kind, value = parse_cell(cell)
-        out[i] = d.encode_constant(kind, value)
+def encode_cells(cells: pl.Series, d: Dictionary) -> np.ndarray:
+    """Ids of text cells, each typed by its lexical form (classified with vectorised regexes)."""
+    out = np.empty(cells.len(), np.int64)
+    is_int = cells.str.contains(f"^{INT_PATTERN}$").to_numpy()
+    is_float = ~is_int & cells.str.contains(f"^{FLOAT_PATTERN}$").to_numpy()
+    is_iri = ~is_int & ~is_float & cells.str.starts_with("<").to_numpy() & cells.str.ends_with(">").to_numpy()
+    rest = ~(is_int | is_float | is_iri)
+    for mask, encode in ((is_int, _ints), (is_float, _floats), (is_iri, _iris), (rest, _strings)):
+        if mask.any():
+            out[mask] = encode(cells.filter(pl.Series(mask)), d)
     return out
+
+
+def _ints(cells: pl.Series, d: Dictionary) -> np.ndarray:
+    values = cells.cast(pl.Int64, strict=False)
+    if values.null_count():   # beyond 64 bits: such a cell is a float (docs/semantics.md)
+        return np.array([d.encode_constant(*parse_cell(c)) for c in cells.to_list()], np.int64)
+    return d.encode_ints(values.to_numpy())
+
+
+def _floats(cells: pl.Series, d: Dictionary) -> np.ndarray:
+    return d.encode_floats(np.array([parse_cell(c)[1] for c in cells.to_list()], np.float64))
+
+
+def _iris(cells: pl.Series, d: Dictionary) -> np.ndarray:
+    return d.encode_texts("iri", [c[1:-1] for c in cells.to_list()])
+
+
+def _strings(cells: pl.Series, d: Dictionary) -> np.ndarray:
+    return d.encode_texts("string", cells.to_list())
 
 
 def decode_series(ids: np.ndarray, d: Dictionary, name: str) -> pl.Series:
