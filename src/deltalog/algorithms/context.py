@@ -58,8 +58,13 @@ class Reasoning:
         self.generation += 1
         return self.generation
 
-    def estimate(self, relation: str, since: int, until: int | None) -> int:
+    def rows(self, relation: str, since: int, until: int | None) -> int:
+        """Planner statistics: rows of a relation in a generation window."""
         return self.backend.count(relation=relation, since=since, until=until)
+
+    def distinct(self, relation: str, positions: tuple[int, ...]) -> int | None:
+        """Planner statistics: distinct values of some columns of a relation (an estimate)."""
+        return self.backend.distinct(relation=relation, positions=positions)
 
     def derive(self, info: RuleInfo, plan: ir.Node, generation: int) -> int:
         """Evaluate a rule plan into its head relation at ``generation``; record the statistics."""

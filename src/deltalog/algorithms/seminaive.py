@@ -61,7 +61,7 @@ def apply_nonrecursive(reasoning: Reasoning, stratum: Stratum) -> int:
     generation = reasoning.tick()
     derived = 0
     for info in stratum.nonrecursive:
-        plan = rule_plan(info, [FULL] * len(info.positive), reasoning.estimate, label=rule_label(info))
+        plan = rule_plan(info, [FULL] * len(info.positive), reasoning, label=rule_label(info))
         derived += reasoning.derive(info, plan, generation)
     return derived
 

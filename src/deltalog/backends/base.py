@@ -34,6 +34,9 @@ class Backend(Protocol):
     def count(self, *, relation: str, since: int = 0, until: int | None = None) -> int:
         """Rows of ``relation`` inserted at generations since <= g < until."""
 
+    def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
+        """Distinct values of the columns at ``positions`` (an estimate for planning; None if unknown)."""
+
     def load(self, *, relation: str, table: pl.DataFrame, generation: int) -> int:
         """Encode and store a table of values (int, float or text cells); return the new rows."""
 

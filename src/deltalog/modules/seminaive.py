@@ -39,7 +39,7 @@ class SeminaiveModule:
         derived = 0
         for info in self.rules:
             for i in self.recursive_positions(info):
-                plan = rule_plan(info, self.windows(info, i, delta, generation), reasoning.estimate,
+                plan = rule_plan(info, self.windows(info, i, delta, generation), reasoning,
                                  first=i, label=rule_label(info))
                 derived += reasoning.derive(info, plan, generation)
         return derived

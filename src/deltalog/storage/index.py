@@ -38,6 +38,7 @@ class Run:
     keys: np.ndarray
     rows: np.ndarray
     offsets: np.ndarray | None = None
+    distinct: int = 0
 
     @classmethod
     def build(cls, row_lo: int, row_hi: int, keys: np.ndarray, rows: np.ndarray, space: int | None) -> "Run":
@@ -45,7 +46,8 @@ class Run:
         if space is not None and space <= max(DENSE_MIN_SPACE, 4 * keys.size):
             offsets = np.zeros(space + 1, np.int64)
             np.cumsum(np.bincount(keys, minlength=space), out=offsets[1:])
-        return cls(row_lo, row_hi, keys, rows, offsets)
+        distinct = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if keys.size else 0
+        return cls(row_lo, row_hi, keys, rows, offsets, distinct)
 
     def bounds(self, keys: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """[lo, hi) positions of each probe key (empty where the key cannot be present)."""
@@ -135,7 +137,12 @@ class SortedIndex:
                      row_lo, row_hi)
 
     def nbytes(self) -> int:
-        return sum(r.keys.nbytes + r.rows.nbytes for r in self.runs)
+        return sum(r.keys.nbytes + r.rows.nbytes + (r.offsets.nbytes if r.offsets is not None else 0)
+                   for r in self.runs)
+
+    def distinct(self) -> int:
+        """Distinct keys (an upper bound: a key present in two runs counts twice)."""
+        return sum(r.distinct for r in self.runs)
 
 
 class Probe:

@@ -55,6 +55,12 @@ class LocalBackend:
         lo, hi = self._relations[relation].rows_for(since, until)
         return hi - lo
 
+    def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
+        stored = self._relations[relation]
+        if len(stored) == 0:
+            return 0
+        return stored.index(positions).distinct()
+
     def load(self, *, relation: str, table: pl.DataFrame, generation: int) -> int:
         target = self._relations[relation]
         if table.width != target.arity:
