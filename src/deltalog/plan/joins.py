@@ -69,9 +69,13 @@ def order_joins(sources: list[Source], pending: Pending, needed: set[str], first
     start = sources[first] if first is not None else min(remaining, key=lambda s: s.rows)
     remaining.remove(start)
     plan, bound, size = start.plan, set(start.names), float(max(start.rows, 1))
+    dead = bound - (needed | pending.names() | set().union(*(s.names for s in remaining)))
+    if dead:   # variables only the start binds and nothing uses: drop them, and the duplicates
+        bound -= dead
+        plan = ir.Distinct(keep_only(plan, bound))
     plan = place_ready(plan, bound, pending, remaining)
     while remaining:
-        plan, size = semijoin_bound(plan, bound, size, remaining)
+        plan, size = semijoin_bound(plan, bound, size, remaining, needed | pending.names())
         if semijoin_groups:
             plan, size = semijoin_groups_cheaply(plan, bound, size, remaining, pending, needed)
         if not remaining:
@@ -88,11 +92,14 @@ def order_joins(sources: list[Source], pending: Pending, needed: set[str], first
     return plan
 
 
-def semijoin_bound(plan: ir.Node, bound: set[str], size: float, remaining: list[Source]):
-    """Sources whose variables are all bound only filter: semi-join them (no expansion)."""
-    for source in [s for s in remaining if s.names <= bound and isinstance(s.plan, ir.Scan)]:
+def semijoin_bound(plan: ir.Node, bound: set[str], size: float, remaining: list[Source], used: set[str]):
+    """A scan whose unbound variables nothing else uses only filters: semi-join it (no expansion)."""
+    for source in [s for s in remaining if isinstance(s.plan, ir.Scan)]:
+        others = set().union(*(s.names for s in remaining if s is not source), set())
+        if (source.names - bound) & (used | others):
+            continue
         remaining.remove(source)
-        plan = ir.SemiJoin(plan, source.plan, tuple(sorted(source.names)))
+        plan = ir.SemiJoin(plan, source.plan, tuple(sorted(source.names & bound)))
         size *= min(1.0, source.fanout(bound))
     return plan, size
 

@@ -95,15 +95,21 @@ class Dictionary:
     def _encode_objects(self, kind: int, values: list) -> np.ndarray:
         """Ids of floats, strings or IRIs: one dict lookup each, the unknown ones appended in one batch."""
         table = self._by_value.setdefault(kind, {})
-        found = [table.get(v, -1) for v in values]
-        missing = list(dict.fromkeys(v for v, i in zip(values, found) if i < 0))
+        next_id = len(self.texts)
+        missing: list = []
+        out = []
+        for value in values:
+            found = table.get(value)
+            if found is None:
+                found = table[value] = next_id
+                next_id += 1
+                missing.append(value)
+            out.append(found)
         if missing:
             numbers = np.array(missing, np.float64) if kind == FLOAT else np.full(len(missing), np.nan)
             texts = [None] * len(missing) if kind == FLOAT else missing
-            ids = self._append(kind, np.zeros(len(missing), np.int64), numbers, texts)
-            table.update(zip(missing, ids.tolist()))
-            found = [table[v] for v in values]
-        return np.array(found, np.int64)
+            self._append(kind, np.zeros(len(missing), np.int64), numbers, texts)   # ids start..next_id-1
+        return np.array(out, np.int64)
 
     def encode_constant(self, kind: str, value) -> int:
         """The id of one constant, adding it if new."""
