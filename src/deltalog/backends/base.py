@@ -29,10 +29,16 @@ class Backend(Protocol):
 
     def insert(self, *, relation: str, plan: Node, generation: int,
                metrics: MutableMapping[str, int] | None = None) -> int:
-        """Evaluate ``plan`` (columns c0..ck) and store its rows not yet in ``relation``; return how many."""
+        """Evaluate ``plan`` (columns c0..ck) and store its rows not in ``relation`` (among the rows
+        not deleted), stamped with ``generation``; return how many."""
 
-    def count(self, *, relation: str, since: int = 0, until: int | None = None) -> int:
-        """Rows of ``relation`` inserted at generations since <= g < until."""
+    def delete(self, *, relation: str, plan: Node, generation: int) -> int:
+        """Evaluate ``plan`` and mark the matching live rows of ``relation`` deleted at ``generation``;
+        return how many. Deleted rows stay readable through ``Scan(visible=...)`` / ``Scan(deleted=...)``."""
+
+    def count(self, *, relation: str, since: int = 0, until: int | None = None,
+              visible: int | None = None, deleted: tuple[int, int | None] | None = None) -> int:
+        """Rows of ``relation`` that ``Scan(relation, ..., since, until, visible=..., deleted=...)`` reads."""
 
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
         """Distinct values of the columns at ``positions`` (an estimate for planning; None if unknown)."""

@@ -111,7 +111,14 @@ class Node(ABC):
 
 @dataclass(frozen=True)
 class Scan(Node):
-    """Rows of a stored relation inserted at generations [since, until), matched against terms.
+    """Rows of a stored relation, chosen by when they were inserted and deleted, matched against terms.
+
+    Every stored row carries the generation that inserted it and, once deleted, the
+    generation that deleted it. A Scan reads the rows inserted at generations
+    ``since <= g < until`` that are
+    - not deleted (``visible=None``, the default), or
+    - not deleted by the end of generation ``visible`` (deleted later, or never), or
+    - deleted at generations ``deleted[0] <= d < deleted[1]`` (``deleted`` given; ``visible`` is then ignored).
 
     ``terms`` has one entry per relation column: a Col names the output column (a name
     repeated means the values must be equal), a Lit selects rows holding that constant.
@@ -122,6 +129,8 @@ class Scan(Node):
     since: int = 0
     until: int | None = None
     label: str | None = field(default=None, compare=False)
+    visible: int | None = None
+    deleted: tuple[int, int | None] | None = None
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -129,7 +138,10 @@ class Scan(Node):
 
     def describe(self) -> str:
         until = "" if self.until is None else self.until
-        return f"Scan {self.relation}({', '.join(map(str, self.terms))}) gen[{self.since}:{until})"
+        alive = "" if self.visible is None else f" visible@{self.visible}"
+        if self.deleted is not None:
+            alive = f" deleted[{self.deleted[0]}:{'' if self.deleted[1] is None else self.deleted[1]})"
+        return f"Scan {self.relation}({', '.join(map(str, self.terms))}) gen[{self.since}:{until}){alive}"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 EMPTY = np.int64(-1)
+TOMB = np.int64(-2)   # a deleted key: probing continues past it, inserts do not reuse it
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -33,26 +34,39 @@ class Int64HashSet:
         self._bits = capacity_bits
         self._table = np.full(1 << capacity_bits, EMPTY, np.int64)
         self._size = 0
+        self._tombs = 0
 
     def __len__(self) -> int:
         return self._size
 
     def keys(self) -> np.ndarray:
-        return self._table[self._table != EMPTY]
+        return self._table[self._table >= 0]
 
-    def contains(self, keys: np.ndarray) -> np.ndarray:
-        """Boolean mask: which keys are in the set."""
-        found = np.zeros(keys.size, bool)
+    def _find(self, keys: np.ndarray) -> np.ndarray:
+        """The slot holding each key, or -1."""
+        where = np.full(keys.size, -1, np.int64)
         pending = np.arange(keys.size)
         slots = mix(keys, self._bits)
         mask = (1 << self._bits) - 1
         while pending.size:
             current = self._table[slots[pending]]
             hit = current == keys[pending]
-            found[pending[hit]] = True
+            where[pending[hit]] = slots[pending[hit]]
             pending = pending[~hit & (current != EMPTY)]
             slots[pending] = (slots[pending] + 1) & mask
-        return found
+        return where
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """Boolean mask: which keys are in the set."""
+        return self._find(keys) >= 0
+
+    def discard(self, keys: np.ndarray) -> None:
+        """Remove keys (absent ones are ignored)."""
+        slots = self._find(keys)
+        slots = slots[slots >= 0]
+        self._table[slots] = TOMB
+        self._size -= slots.size
+        self._tombs += slots.size
 
     def add_unique(self, keys: np.ndarray) -> np.ndarray:
         """Insert keys that are distinct among themselves; mask of those that were not present."""
@@ -80,9 +94,9 @@ class Int64HashSet:
         bits = self._bits
         while (self._size + extra) * 2 > (1 << bits):
             bits += 1
-        if bits != self._bits:
+        if bits != self._bits or (self._size + self._tombs + extra) * 2 > (1 << bits):
             old = self.keys()
-            self._bits, self._table, self._size = bits, np.full(1 << bits, EMPTY, np.int64), 0
+            self._bits, self._table, self._size, self._tombs = bits, np.full(1 << bits, EMPTY, np.int64), 0, 0
             self.add_unique(old)
 
     def nbytes(self) -> int:

@@ -22,7 +22,9 @@ import numpy as np
 
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
-from deltalog.storage.tupleset import TupleSet
+from deltalog.storage.tupleset import TupleSet, unique_sorted
+
+ALIVE = np.iinfo(np.int64).max
 
 
 class Relation:
@@ -32,6 +34,8 @@ class Relation:
         self.name, self.arity = name, arity
         self._width = max(arity, 1)
         self._cols = [GrowableArray(np.int64) for _ in range(self._width)]
+        self._died = GrowableArray(np.int64)      # the generation that deleted each row, ALIVE if none
+        self.deleted_rows = 0
         self._generations: list[int] = []
         self._ends: list[int] = []
         self._max_id = -1
@@ -77,6 +81,7 @@ class Relation:
         start = len(self)
         for store, values in zip(self._cols, rows):
             store.extend(values)
+        self._died.extend(np.full(added, ALIVE, np.int64))
         self.tuples.record(rows, np.arange(start, start + added))
         self._stamp(generation)
         return added
@@ -90,7 +95,8 @@ class Relation:
         batch_max = max(int(c.max()) for c in columns)
         self._max_id = max(self._max_id, batch_max)
         if self.tuples.needs_rebuild(columns):
-            self.tuples.rebuild(self.stored_columns(), self._max_id)
+            live = np.flatnonzero(self._died.view() == ALIVE)
+            self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id)
 
     def _stamp(self, generation: int) -> None:
         if self._generations and generation < self._generations[-1]:
@@ -100,6 +106,38 @@ class Relation:
         else:
             self._generations.append(generation)
             self._ends.append(len(self))
+
+    def delete(self, columns: list[np.ndarray], *, generation: int) -> int:
+        """Mark the live rows equal to batch rows as deleted at ``generation``; return how many."""
+        columns = self._internal(columns)
+        if len(columns[0]) == 0 or len(self) == 0:
+            return 0
+        index = self.index(tuple(range(self._width)))
+        _, rows = index.probe(columns, 0, len(self)).expand(0, len(columns[0]))
+        died = self._died.view()
+        rows = unique_sorted(rows[died[rows] == ALIVE])
+        if not index.exact:
+            rows = rows[self._same_as_some(rows, columns)]
+        died[rows] = generation
+        self.tuples.discard(self._rows_at(rows))
+        self.deleted_rows += rows.size
+        return int(rows.size)
+
+    def _same_as_some(self, rows: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
+        """For fingerprint indexes: which candidate rows really equal a batch row."""
+        probe = TupleSet(self._width, lambda ids: [c[ids] for c in columns])
+        probe.rebuild(columns, np.arange(len(columns[0])), max(self._max_id, 0))
+        return probe.contains(self._rows_at(rows))
+
+    def death_mask(self, rows: np.ndarray, visible: int | None, deleted) -> np.ndarray | None:
+        """Which of the given rows a scan with these death conditions reads (None: all of them)."""
+        if deleted is None and self.deleted_rows == 0:
+            return None
+        died = self._died.view()[rows]
+        if deleted is not None:
+            lo, hi = deleted
+            return (died >= lo) & (died < (ALIVE if hi is None else hi))
+        return died == ALIVE if visible is None else died > visible
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are stored."""

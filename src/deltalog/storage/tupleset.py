@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from deltalog.storage.hashset import EMPTY, Int64HashSet, mix
+from deltalog.storage.hashset import EMPTY, TOMB, Int64HashSet, mix
 
 BYTEMAP_LIMIT = 1 << 28
 """Largest key space (bytes) kept as a direct byte map."""
@@ -69,6 +69,9 @@ class ByteMap:
     def add_unique(self, keys: np.ndarray) -> None:
         self._seen[keys] = True
 
+    def discard(self, keys: np.ndarray) -> None:
+        self._seen[keys] = False
+
     def nbytes(self) -> int:
         return self._seen.nbytes
 
@@ -86,8 +89,8 @@ class TupleSet:
     def _fits(self, columns: Columns) -> bool:
         return all(c.size == 0 or int(c.max()) < self._radix for c in columns)
 
-    def rebuild(self, all_rows: Columns, max_id: int) -> None:
-        """Choose the representation for ids up to max_id and re-insert every stored row."""
+    def rebuild(self, all_rows: Columns, row_ids: np.ndarray, max_id: int) -> None:
+        """Choose the representation for ids up to max_id and re-insert the given (live) rows."""
         self._radix = radix_for(max_id)
         space = self._radix ** self.arity
         self._keys, self._wide = None, None
@@ -97,13 +100,10 @@ class TupleSet:
             self._keys = Int64HashSet()
         else:
             self._wide = WideRowSet(self._rows_at)
-        self._insert_stored(all_rows)
-
-    def _insert_stored(self, rows: Columns) -> None:
         if self._wide is not None:
-            self._wide.insert_rows(rows, np.arange(len(rows[0]) if rows else 0))
-        elif rows and len(rows[0]):
-            self._keys.add_unique(pack(rows, self._radix))
+            self._wide.insert_rows(all_rows, row_ids)
+        elif all_rows and len(all_rows[0]):
+            self._keys.add_unique(pack(all_rows, self._radix))
 
     def needs_rebuild(self, columns: Columns) -> bool:
         return self._radix == 0 or not self._fits(columns)
@@ -122,6 +122,13 @@ class TupleSet:
             self._wide.insert_rows(columns, row_ids)
         else:
             self._keys.add_unique(pack(columns, self._radix))
+
+    def discard(self, columns: Columns) -> None:
+        """Forget rows (stored ones; the relation has just marked them deleted)."""
+        if self._wide is not None:
+            self._wide.discard(columns)
+        elif self._keys is not None:
+            self._keys.discard(pack(columns, self._radix))
 
     def contains(self, columns: Columns) -> np.ndarray:
         if self._radix == 0:
@@ -159,23 +166,35 @@ class WideRowSet:
         self._fps = np.full(1 << 10, EMPTY, np.int64)
         self._ids = np.full(1 << 10, EMPTY, np.int64)
         self._size = 0
+        self._tombs = 0
 
-    def contains(self, columns: Columns) -> np.ndarray:
+    def _find(self, columns: Columns) -> np.ndarray:
+        """The slot holding each row, or -1."""
         fps = fingerprint(columns)
-        found = np.zeros(fps.size, bool)
+        where = np.full(fps.size, -1, np.int64)
         pending, slots, mask = np.arange(fps.size), mix(fps, self._bits), (1 << self._bits) - 1
         while pending.size:
             current = self._fps[slots[pending]]
-            candidate = current == fps[pending]
+            candidate = (current == fps[pending]) & (self._ids[slots[pending]] >= 0)
             same = np.zeros(pending.size, bool)
             if candidate.any():
                 stored = self._rows_at(self._ids[slots[pending[candidate]]])
                 same[candidate] = np.logical_and.reduce(
                     [s == c[pending[candidate]] for s, c in zip(stored, columns)])
-            found[pending[same]] = True
-            pending = pending[~same & (current != EMPTY)]
+            where[pending[same]] = slots[pending[same]]
+            pending = pending[~same & (self._ids[slots[pending]] != EMPTY)]
             slots[pending] = (slots[pending] + 1) & mask
-        return found
+        return where
+
+    def contains(self, columns: Columns) -> np.ndarray:
+        return self._find(columns) >= 0
+
+    def discard(self, columns: Columns) -> None:
+        slots = self._find(columns)
+        slots = slots[slots >= 0]
+        self._ids[slots] = TOMB
+        self._size -= slots.size
+        self._tombs += slots.size
 
     def new_rows(self, columns: Columns) -> np.ndarray:
         candidates = np.flatnonzero(~self.contains(columns))
@@ -208,9 +227,9 @@ class WideRowSet:
         bits = self._bits
         while (self._size + extra) * 2 > (1 << bits):
             bits += 1
-        if bits != self._bits:
-            ids = self._ids[self._ids != EMPTY]
-            self._bits, self._size = bits, 0
+        if bits != self._bits or (self._size + self._tombs + extra) * 2 > (1 << bits):
+            ids = self._ids[self._ids >= 0]
+            self._bits, self._size, self._tombs = bits, 0, 0
             self._fps, self._ids = np.full(1 << bits, EMPTY, np.int64), np.full(1 << bits, EMPTY, np.int64)
             self.insert_rows(self._rows_at(ids), ids)
 

@@ -51,9 +51,23 @@ class LocalBackend:
                     added += target.insert(columns, generation=generation)
         return added
 
-    def count(self, *, relation: str, since: int = 0, until: int | None = None) -> int:
-        lo, hi = self._relations[relation].rows_for(since, until)
-        return hi - lo
+    def delete(self, *, relation: str, plan: Node, generation: int) -> int:
+        target = self._relations[relation]
+        names = plan.columns
+        removed = 0
+        with small_pages():
+            for frame in stream(plan, self._context()):
+                if frame.length:
+                    columns = [frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)]
+                    removed += target.delete(columns, generation=generation)
+        return removed
+
+    def count(self, *, relation: str, since: int = 0, until: int | None = None,
+              visible: int | None = None, deleted: tuple[int, int | None] | None = None) -> int:
+        stored = self._relations[relation]
+        lo, hi = stored.rows_for(since, until)
+        alive = stored.death_mask(np.arange(lo, hi), visible, deleted)
+        return hi - lo if alive is None else int(alive.sum())
 
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
         stored = self._relations[relation]

@@ -87,7 +87,11 @@ def _scan(node: ir.Scan, ctx: Context) -> Iterator[Frame]:
     relation, lo, hi = scan_window(node, ctx)
     for start in range(lo, hi, ctx.chunk_rows):
         stop = min(hi, start + ctx.chunk_rows)
-        frame = match_terms(node.terms, relation.columns(start, stop), stop - start, ctx)
+        columns, n = relation.columns(start, stop), stop - start
+        alive = relation.death_mask(np.arange(start, stop), node.visible, node.deleted)
+        if alive is not None:
+            columns, n = [c[alive] for c in columns], int(alive.sum())
+        frame = match_terms(node.terms, columns, n, ctx)
         ctx.count(node.label, frame.length)
         yield frame
 
@@ -113,6 +117,13 @@ class Lookup:
     terms: tuple[ir.Term, ...]
     lo: int
     hi: int
+    scan: ir.Scan | None = None  # the stored relation's scan, for its death conditions
+
+    def alive(self, rows: np.ndarray) -> np.ndarray | None:
+        """Which matched rows the scan's death conditions keep (None: all)."""
+        if self.relation is None or self.scan is None:
+            return None
+        return self.relation.death_mask(rows, self.scan.visible, self.scan.deleted)
 
     def probe(self, frame: Frame, ctx: Context):
         keys = [frame.columns[t.name] if isinstance(t, ir.Col) else
@@ -127,7 +138,7 @@ def lookup_for(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Lookup:
         positions = _key_positions(right.terms, on)
         sources = [right.terms[p] for p in positions]
         return Lookup(relation, relation.stored_columns(), relation.index(positions), sources, positions,
-                      right.terms, lo, hi)
+                      right.terms, lo, hi, right)
     frame = materialise(right, ctx)
     terms = tuple(ir.Col(c) for c in right.columns)
     positions = tuple(right.columns.index(c) for c in on)
@@ -154,7 +165,8 @@ def matched_rows(lookup: Lookup, frame: Frame, rows: np.ndarray, probe_idx: np.n
     """Right-side columns of matched rows (those in ``wanted``), and a mask of the rows that really
     match: a position the exact index did not key on (a repeated name, or any position of a
     fingerprint index) is compared value by value."""
-    keep = np.ones(rows.size, bool)
+    alive = lookup.alive(rows)
+    keep = np.ones(rows.size, bool) if alive is None else alive
     named: dict[str, np.ndarray] = {}
     keyed = set(lookup.positions) if lookup.index.exact else set()
     for position, term in enumerate(lookup.terms):
@@ -217,7 +229,7 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
     lookup = lookup_for(right, node.on, ctx)
     for frame in stream(node.left, ctx):
         probe = lookup.probe(frame, ctx)
-        if lookup.index.exact:
+        if lookup.index.exact and lookup.alive(np.empty(0, np.int64)) is None:
             yield frame, probe.any_match()
             continue
         probe_idx, rows = probe.expand(0, frame.length)

@@ -1,0 +1,99 @@
+"""Storage against a Python model: tuple sets (byte map, hash set, wide rows), deletes, generation windows."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, strategies as st
+
+from deltalog.backends.local.backend import LocalBackend
+from deltalog.plan import ir
+from deltalog.storage import tupleset
+from deltalog.storage.hashset import Int64HashSet
+from deltalog.storage.relation import Relation
+from deltalog.syntax.ast import Constant
+
+ops = st.lists(st.tuples(st.sampled_from(["add", "del"]),
+                         st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=12)), max_size=12)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 300), max_size=30)), max_size=20))
+def test_hash_set_with_tombstones_matches_a_python_set(batches):
+    model, s = set(), Int64HashSet(capacity_bits=2)
+    for add, keys in batches:
+        keys = np.array(sorted(set(keys)), np.int64)
+        if add:
+            added = s.add_unique(keys)
+            assert sorted(keys[added].tolist()) == sorted(set(keys.tolist()) - model)
+            model |= set(keys.tolist())
+        else:
+            s.discard(keys)
+            model -= set(keys.tolist())
+        probe = np.arange(0, 301)
+        assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
+
+
+def run_ops(relation: Relation, batches, id_scale: int = 1):
+    """Apply batches to the relation and a model; yield after each step."""
+    model: set[tuple[int, int]] = set()
+    history = []
+    for generation, (kind, rows) in enumerate(batches, start=1):
+        cols = [np.array([r[i] * id_scale for r in rows], np.int64) for i in range(2)]
+        if kind == "add":
+            added = relation.insert(cols, generation=generation) if rows else 0
+            assert added == len({(a * id_scale, b * id_scale) for a, b in rows} - model)
+            model |= {(a * id_scale, b * id_scale) for a, b in rows}
+        else:
+            removed = relation.delete(cols, generation=generation) if rows else 0
+            assert removed == len({(a * id_scale, b * id_scale) for a, b in rows} & model)
+            model -= {(a * id_scale, b * id_scale) for a, b in rows}
+        history.append(set(model))
+        yield generation, model, history
+
+
+def live_rows(relation: Relation, visible=None) -> set[tuple[int, int]]:
+    """Rows inserted by the end of generation ``visible`` and not deleted by then (now, if None)."""
+    rows = np.arange(*relation.rows_for(0, None if visible is None else visible + 1))
+    mask = relation.death_mask(rows, visible, None)
+    cols = relation.columns()
+    keep = rows if mask is None else rows[mask]
+    return set(zip(cols[0][keep].tolist(), cols[1][keep].tolist()))
+
+
+@given(ops, st.sampled_from([1, 10**6, 2**40]))
+def test_relation_inserts_and_deletes_match_the_model(batches, scale):
+    """scale picks the tuple set: byte map (small ids), hash set, or fingerprinted wide rows."""
+    relation = Relation("r", 2)
+    for generation, model, history in run_ops(relation, batches, scale):
+        assert live_rows(relation) == model
+        assert relation.contains([np.array([a for a, _ in model], np.int64),
+                                  np.array([b for _, b in model], np.int64)]).all()
+        for g, then in enumerate(history, start=1):
+            assert live_rows(relation, visible=g) == then
+
+
+def test_tuple_set_representation_follows_the_key_space():
+    small, big, wide = (Relation("r", 2) for _ in range(3))
+    small.insert([np.array([1]), np.array([2])], generation=0)
+    big.insert([np.array([10**6]), np.array([2])], generation=0)
+    wide.insert([np.array([2**40]), np.array([2**40])], generation=0)
+    assert isinstance(small.tuples._keys, tupleset.ByteMap)
+    assert isinstance(big.tuples._keys, Int64HashSet)
+    assert wide.tuples._wide is not None
+
+
+def test_scans_read_deleted_rows_only_when_asked():
+    backend = LocalBackend()
+    backend.create_relation(relation="e", arity=1)
+    backend.insert(relation="e", plan=ir.Values(("c0",), tuple((Constant(i, "int"),) for i in range(5))),
+                   generation=1)
+    backend.delete(relation="e", plan=ir.Values(("c0",), ((Constant(3, "int"),),)), generation=2)
+    scan = ir.Scan("e", (ir.Col("X"),))
+    now = backend.evaluate(plan=scan)["X"].to_list()
+    before = backend.evaluate(plan=ir.Scan("e", (ir.Col("X"),), visible=1))["X"].to_list()
+    gone = backend.evaluate(plan=ir.Scan("e", (ir.Col("X"),), deleted=(2, 3)))["X"].to_list()
+    assert sorted(now) == [0, 1, 2, 4] and sorted(before) == [0, 1, 2, 3, 4] and gone == [3]
+    assert backend.count(relation="e") == 4 and backend.count(relation="e", visible=1) == 5
+    joined = ir.Join(scan, ir.Scan("e", (ir.Col("X"),), visible=1), ("X",))
+    assert sorted(backend.evaluate(plan=joined)["X"].to_list()) == [0, 1, 2, 4]
+    backend.insert(relation="e", plan=ir.Values(("c0",), ((Constant(3, "int"),),)), generation=3)
+    assert sorted(backend.evaluate(plan=scan)["X"].to_list()) == [0, 1, 2, 3, 4]
