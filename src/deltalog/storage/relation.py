@@ -34,7 +34,8 @@ class Relation:
         self.name, self.arity = name, arity
         self._width = max(arity, 1)
         self._cols = [GrowableArray(np.int64) for _ in range(self._width)]
-        self._died = GrowableArray(np.int64)      # the generation that deleted each row, ALIVE if none
+        self._died: GrowableArray | None = None   # per row: the generation that deleted it, ALIVE if none
+        # (allocated at the first delete: relations that never lose rows pay nothing for it)
         self.deleted_rows = 0
         self._generations: list[int] = []
         self._ends: list[int] = []
@@ -81,7 +82,8 @@ class Relation:
         start = len(self)
         for store, values in zip(self._cols, rows):
             store.extend(values)
-        self._died.extend(np.full(added, ALIVE, np.int64))
+        if self._died is not None:
+            self._died.extend(np.full(added, ALIVE, np.int64))
         self.tuples.record(rows, np.arange(start, start + added))
         self._stamp(generation)
         return added
@@ -95,7 +97,7 @@ class Relation:
         batch_max = max(int(c.max()) for c in columns)
         self._max_id = max(self._max_id, batch_max)
         if self.tuples.needs_rebuild(columns):
-            live = np.flatnonzero(self._died.view() == ALIVE)
+            live = np.flatnonzero(self.died() == ALIVE)
             self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id)
 
     def _stamp(self, generation: int) -> None:
@@ -114,7 +116,7 @@ class Relation:
             return 0
         index = self.index(tuple(range(self._width)))
         _, rows = index.probe(columns, 0, len(self)).expand(0, len(columns[0]))
-        died = self._died.view()
+        died = self.died(allocate=True)
         rows = unique_sorted(rows[died[rows] == ALIVE])
         if not index.exact:
             rows = rows[self._same_as_some(rows, columns)]
@@ -129,11 +131,20 @@ class Relation:
         probe.rebuild(columns, np.arange(len(columns[0])), max(self._max_id, 0))
         return probe.contains(self._rows_at(rows))
 
+    def died(self, allocate: bool = False) -> np.ndarray:
+        """The deleting generation of every row (ALIVE for live rows), as a writable view."""
+        if self._died is None:
+            if not allocate:
+                return np.full(len(self), ALIVE, np.int64)
+            self._died = GrowableArray(np.int64)
+            self._died.extend(np.full(len(self), ALIVE, np.int64))
+        return self._died.view()
+
     def death_mask(self, rows: np.ndarray, visible: int | None, deleted) -> np.ndarray | None:
         """Which of the given rows a scan with these death conditions reads (None: all of them)."""
         if deleted is None and self.deleted_rows == 0:
             return None
-        died = self._died.view()[rows]
+        died = self.died()[rows]
         if deleted is not None:
             lo, hi = deleted
             return (died >= lo) & (died < (ALIVE if hi is None else hi))
