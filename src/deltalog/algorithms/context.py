@@ -58,9 +58,10 @@ class Reasoning:
         self.generation += 1
         return self.generation
 
-    def rows(self, relation: str, since: int, until: int | None) -> int:
-        """Planner statistics: rows of a relation in a generation window."""
-        return self.backend.count(relation=relation, since=since, until=until)
+    def rows(self, relation: str, since: int, until: int | None, visible: int | None = None,
+             deleted: tuple[int, int | None] | None = None) -> int:
+        """Planner statistics: rows of a relation in a view."""
+        return self.backend.count(relation=relation, since=since, until=until, visible=visible, deleted=deleted)
 
     def distinct(self, relation: str, positions: tuple[int, ...]) -> int | None:
         """Planner statistics: distinct values of some columns of a relation (an estimate)."""

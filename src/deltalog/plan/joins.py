@@ -22,7 +22,8 @@ from deltalog.syntax.ast import Assignment, Atom, Comparison
 class Statistics(Protocol):
     """What the planner may ask about stored relations (both answers may be estimates)."""
 
-    def rows(self, relation: str, since: int, until: int | None) -> int: ...
+    def rows(self, relation: str, since: int, until: int | None, visible: int | None = None,
+             deleted: tuple[int, int | None] | None = None) -> int: ...
 
     def distinct(self, relation: str, positions: tuple[int, ...]) -> int | None: ...
 

@@ -1,12 +1,18 @@
 """Planning a rule: its body as a join pipeline (see plan.joins), aggregates as subplans, the head as a projection.
 
 Like 001 section 9.2, matching starts at the atom read from the (small) delta. The caller
-decides which generation window each positive atom reads (``windows``): that is how the
-seminaive variants of 000 equation (7) are expressed.
+decides which *view* of the stored facts each atom reads: a generation window for the
+seminaive variants of 000 equation (7), and for maintenance the sets of 001 (old facts,
+surviving facts, deleted facts, added facts) expressed through insertion and deletion
+generations. A negated atom can also be matched *positively* in a view (001 (157): an
+instance that stops firing because a negated fact was added), and the head can be bound
+by a view (one-step rederivation and backward chaining: bodies evaluated for all
+candidate head facts at once).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from deltalog.analysis.program import RuleInfo, split_body
@@ -15,7 +21,30 @@ from deltalog.plan.joins import Pending, Source, Statistics, order_joins
 from deltalog.syntax.ast import Aggregate, Assignment, Atom, BinaryOp, Call, Comparison, Constant, Expr, Variable
 
 Window = tuple[int, int | None]
-FULL: Window = (0, None)
+
+
+@dataclass(frozen=True)
+class View:
+    """Which stored rows an atom reads: born in [since, until), alive at ``visible`` (None: now), or
+    deleted in the window ``deleted``; ``relation`` reads another stored relation (a scratch set)."""
+
+    since: int = 0
+    until: int | None = None
+    visible: int | None = None
+    deleted: tuple[int, int | None] | None = None
+    relation: str | None = None
+
+    def scan(self, atom: Atom, label: str | None = None) -> ir.Scan:
+        return ir.Scan(self.relation or atom.predicate, tuple(term(t) for t in atom.terms), self.since,
+                       self.until, label, self.visible, self.deleted)
+
+
+FULL = View()
+
+
+def as_view(view: View | Window) -> View:
+    """Views are also accepted as plain (since, until) generation windows."""
+    return view if isinstance(view, View) else View(view[0], view[1])
 
 
 def term(t) -> ir.Term:
@@ -52,13 +81,14 @@ def variables_of(e) -> set[str]:
     return set()
 
 
-def scan(atom: Atom, window: Window = FULL, label: str | None = None) -> ir.Scan:
-    return ir.Scan(atom.predicate, tuple(term(t) for t in atom.terms), window[0], window[1], label)
+def scan(atom: Atom, view: View | Window = FULL, label: str | None = None) -> ir.Scan:
+    return as_view(view).scan(atom, label)
 
 
-def atom_source(atom: Atom, window: Window, stats: Statistics) -> Source:
-    """A source reading ``atom`` in ``window``; its fan-out comes from distinct-key counts."""
-    rows = stats.rows(atom.predicate, *window)
+def atom_source(atom: Atom, view: View | Window, stats: Statistics) -> Source:
+    """A source reading ``atom`` in ``view``; its fan-out comes from distinct-key counts."""
+    view = as_view(view)
+    rows = stats.rows(view.relation or atom.predicate, view.since, view.until, view.visible, view.deleted)
     cache: dict[frozenset[str], float] = {}
 
     def fanout(bound: frozenset[str]) -> float:
@@ -69,15 +99,18 @@ def atom_source(atom: Atom, window: Window, stats: Statistics) -> Source:
             cache[bound] = rows / max(distinct or 1, 1) if positions else float(rows)
         return cache[bound]
 
-    return Source(scan(atom, window), frozenset(variables_of(atom)), rows, fanout)
+    return Source(view.scan(atom), frozenset(variables_of(atom)), rows, fanout)
 
 
-def pending_literals(negative, filters, assignments) -> Pending:
+def pending_literals(negative, filters, assignments, views: dict[int, View] | None = None) -> Pending:
+    """Literals placed as soon as bound; negated atoms are anti-joined against their views
+    (``views`` maps id(atom) to a view; default: the facts now)."""
+    views = views or {}
     return Pending(
         list(filters), list(assignments), list(negative),
         place_filter=lambda plan, f: ir.Filter(plan, ir.Compare(f.op, expression(f.left), expression(f.right))),
         place_assignment=lambda plan, a: ir.Bind(plan, a.variable.name, expression(a.expr)),
-        place_negation=lambda plan, atom, on: ir.AntiJoin(plan, scan(atom), on),
+        place_negation=lambda plan, atom, on: ir.AntiJoin(plan, views.get(id(atom), FULL).scan(atom), on),
         variables=variables_of,
     )
 
@@ -95,20 +128,35 @@ def aggregate_plan(rule: RuleInfo, aggregate: Aggregate, stats: Statistics) -> i
     return ir.Aggregate(distinct, rule.group_by(aggregate), aggregate.function, argument, aggregate.result.name)
 
 
-def rule_plan(rule: RuleInfo, windows: Sequence[Window], stats: Statistics, *,
-              first: int | None = None, label: str | None = None, exact_instances: bool = False) -> ir.Node:
+def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistics, *,
+              first: int | None = None, label: str | None = None, exact_instances: bool = False,
+              negative_views: Sequence[View] | None = None, first_negation: int | None = None,
+              head_view: View | None = None) -> ir.Node:
     """The plan deriving head tuples (columns c0..ck) of ``rule``, positive atom i read in windows[i].
 
-    ``exact_instances`` keeps one row per rule instance up to the head (no semi-joins of
-    existential groups), for algorithms that count derivations.
+    - ``first``: start the pipeline at positive atom i (the delta atom);
+    - ``negative_views[j]``: the view negated atom j is anti-joined against (default: the facts now);
+    - ``first_negation``: match negated atom j *positively* in its view and start there (001 (157));
+    - ``head_view``: only derive head facts found in this view, starting the pipeline there;
+    - ``exact_instances`` keeps one row per rule instance up to the head (no semi-joins of
+      existential groups), for algorithms that count derivations.
     """
     sources = [atom_source(a, w, stats) for a, w in zip(rule.positive, windows)]
     for aggregate in rule.aggregates:
         agg = aggregate_plan(rule, aggregate, stats)
         sources.append(Source(agg, frozenset(agg.columns), 1))
+    negative = list(rule.negative)
+    views = {id(a): v for a, v in zip(negative, negative_views or [FULL] * len(negative))}
+    if first_negation is not None:
+        matched = negative.pop(first_negation)
+        sources.append(atom_source(matched, views[id(matched)], stats))
+        first = len(sources) - 1
+    if head_view is not None:
+        sources.append(atom_source(rule.head, head_view, stats))
+        first = len(sources) - 1
     if not sources:
         sources.append(Source(ir.Values((), ((),)), frozenset(), 1))
-    pending = pending_literals(rule.negative, rule.filters, rule.assignments)
+    pending = pending_literals(negative, rule.filters, rule.assignments, views)
     plan = order_joins(sources, pending, variables_of(rule.head), first, semijoin_groups=not exact_instances)
     outputs = tuple((f"c{i}", term(t)) for i, t in enumerate(rule.head.terms))
     return ir.Project(plan, outputs, label=label)

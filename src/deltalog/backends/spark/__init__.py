@@ -1,1 +1,1 @@
-"""backends/spark"""
+"""The Spark backend: deltalog plans executed as PySpark DataFrame operations (``pip install deltalog[spark]``)."""
