@@ -67,8 +67,10 @@ def test_relation_inserts_and_deletes_match_the_model(batches, scale):
         assert live_rows(relation) == model
         assert relation.contains([np.array([a for a, _ in model], np.int64),
                                   np.array([b for _, b in model], np.int64)]).all()
+        assert relation.count(0, len(relation), None, None) == len(model)
         for g, then in enumerate(history, start=1):
             assert live_rows(relation, visible=g) == then
+            assert relation.count(*relation.rows_for(0, g + 1), g, None) == len(then)
 
 
 def test_tuple_set_representation_follows_the_key_space():
@@ -97,3 +99,37 @@ def test_scans_read_deleted_rows_only_when_asked():
     assert sorted(backend.evaluate(plan=joined)["X"].to_list()) == [0, 1, 2, 4]
     backend.insert(relation="e", plan=ir.Values(("c0",), ((Constant(3, "int"),),)), generation=3)
     assert sorted(backend.evaluate(plan=scan)["X"].to_list()) == [0, 1, 2, 3, 4]
+
+
+@given(ops, st.sampled_from([1, 10**6]), st.integers(0, 12))
+def test_rollback_and_compaction_restore_the_model(batches, scale, cut):
+    relation = Relation("r", 2)
+    states = {0: set()}
+    for generation, model, _ in run_ops(relation, batches, scale):
+        states[generation] = set(model)
+    if not batches:
+        return
+    cut = min(cut, len(batches)) + 1
+    relation.rollback(cut)
+    assert live_rows(relation) == states[cut - 1]
+    relation.compact()
+    assert live_rows(relation) == states[cut - 1] and relation.deleted_rows == 0
+    again = [np.array([a for a, _ in states[cut - 1]], np.int64), np.array([b for _, b in states[cut - 1]], np.int64)]
+    assert relation.insert(again, generation=100) == 0   # the tuple set knows every live row
+
+
+def test_revive_brings_back_a_row_deleted_in_the_same_update():
+    relation = Relation("r", 1)
+    relation.insert([np.array([1, 2, 3])], generation=1)
+    relation.delete([np.array([2, 3])], generation=5)
+    assert relation.insert([np.array([2])], generation=6, revive_since=5) == 1
+    assert relation.rows_for(6, None) == (3, 3), "revived, not appended"
+    assert relation.insert([np.array([3])], generation=7, revive_since=6) == 1
+    assert relation.rows_for(7, None) == (3, 4), "deleted before revive_since: appended as a new row"
+    assert live_rows_1(relation) == {1, 2, 3}
+
+
+def live_rows_1(relation: Relation) -> set[int]:
+    mask = relation.death_mask(np.arange(len(relation)), None, None)
+    values = relation.columns()[0]
+    return set((values if mask is None else values[mask]).tolist())

@@ -31,9 +31,20 @@ class StratumStats:
 
 
 @dataclass
+class PhaseStats:
+    """Per maintenance phase (overdeletion, rederivation, insertion, ...): the papers' metric and time."""
+
+    instances: int = 0
+    facts: int = 0
+    seconds: float = 0.0
+    evaluations: int = 0
+
+
+@dataclass
 class Stats:
     rules: dict[int, RuleStats] = field(default_factory=dict)
     strata: list[StratumStats] = field(default_factory=list)
+    phases: dict[str, PhaseStats] = field(default_factory=dict)
     seconds: float = 0.0
 
     def rule(self, info: RuleInfo) -> RuleStats:
@@ -52,6 +63,11 @@ class Reasoning:
     generation: int = 1
     stats: Stats = field(default_factory=Stats)
     collect_metrics: bool = True
+    arities: dict[str, int] = field(default_factory=dict)   # every stored predicate (program and data)
+
+    def __post_init__(self) -> None:
+        for predicate, arity in self.program.arities.items():
+            self.arities.setdefault(predicate, arity)
 
     def tick(self) -> int:
         """Start a new generation and return it."""
@@ -67,18 +83,35 @@ class Reasoning:
         """Planner statistics: distinct values of some columns of a relation (an estimate)."""
         return self.backend.distinct(relation=relation, positions=positions)
 
-    def derive(self, info: RuleInfo, plan: ir.Node, generation: int) -> int:
-        """Evaluate a rule plan into its head relation at ``generation``; record the statistics."""
+    def derive(self, info: RuleInfo, plan: ir.Node, generation: int, *, phase: str | None = None,
+               relation: str | None = None, delete: bool = False, revive_since: int | None = None) -> int:
+        """Evaluate a rule plan into ``relation`` (default: its head) at ``generation`` (inserting, or
+        with ``delete`` marking rows deleted); record the statistics per rule and per phase."""
         stats = self.stats.rule(info)
         metrics: dict[str, int] | None = {} if self.collect_metrics else None
         started = time.perf_counter()
-        added = self.backend.insert(relation=info.head.predicate, plan=plan, generation=generation,
-                                    metrics=metrics)
-        stats.seconds += time.perf_counter() - started
-        stats.instances += (metrics or {}).get(rule_label(info), 0)
-        stats.derived += added
-        stats.evaluations += 1
-        return added
+        target = relation or info.head.predicate
+        if delete:
+            changed = self.backend.delete(relation=target, plan=plan, generation=generation, metrics=metrics)
+        else:
+            changed = self.backend.insert(relation=target, plan=plan, generation=generation, metrics=metrics,
+                                          revive_since=revive_since)
+        elapsed = time.perf_counter() - started
+        instances = (metrics or {}).get(rule_label(info), 0)
+        stats.seconds, stats.instances, stats.evaluations = stats.seconds + elapsed, stats.instances + instances, \
+            stats.evaluations + 1
+        stats.derived += 0 if delete else changed
+        self.record_phase(phase, instances, changed, elapsed)
+        return changed
+
+    def record_phase(self, phase: str | None, instances: int, facts: int, seconds: float) -> None:
+        if phase is None:
+            return
+        entry = self.stats.phases.setdefault(phase, PhaseStats())
+        entry.instances += instances
+        entry.facts += facts
+        entry.seconds += seconds
+        entry.evaluations += 1
 
 
 def rule_label(info: RuleInfo) -> str:

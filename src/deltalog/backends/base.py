@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, MutableMapping, Protocol, runtime_checkable
 
 import polars as pl
+import pyarrow as pa
 
 from deltalog.plan.ir import Node
 
@@ -28,11 +29,32 @@ class Backend(Protocol):
         """Stored relations and their arities."""
 
     def insert(self, *, relation: str, plan: Node, generation: int,
-               metrics: MutableMapping[str, int] | None = None) -> int:
+               metrics: MutableMapping[str, int] | None = None, revive_since: int | None = None) -> int:
         """Evaluate ``plan`` (columns c0..ck) and store its rows not in ``relation`` (among the rows
-        not deleted), stamped with ``generation``; return how many."""
+        not deleted), stamped with ``generation``; return how many. With ``revive_since``, a row
+        deleted at a generation >= revive_since is brought back instead (keeping its insertion
+        generation) rather than stored again."""
 
-    def delete(self, *, relation: str, plan: Node, generation: int) -> int:
+    def clear(self, *, relation: str) -> None:
+        """Empty a relation (used for scratch relations that hold one round's facts)."""
+
+    def rename(self, *, relation: str, to: str) -> None:
+        """Give a relation another name (``to`` must not exist)."""
+
+    def drop(self, *, relation: str) -> None:
+        """Forget a relation altogether (scratch relations, once an update is done)."""
+
+    def rollback(self, *, relation: str, generation: int) -> None:
+        """Undo every insert and delete made at generations >= ``generation`` (atomic updates)."""
+
+    def compact(self, *, relation: str) -> None:
+        """Drop deleted rows for good (they are no longer readable through any view)."""
+
+    def deleted_rows(self, *, relation: str) -> int:
+        """How many deleted rows a relation still keeps (to decide when to compact)."""
+
+    def delete(self, *, relation: str, plan: Node, generation: int,
+               metrics: MutableMapping[str, int] | None = None) -> int:
         """Evaluate ``plan`` and mark the matching live rows of ``relation`` deleted at ``generation``;
         return how many. Deleted rows stay readable through ``Scan(visible=...)`` / ``Scan(deleted=...)``."""
 
@@ -54,6 +76,15 @@ class Backend(Protocol):
 
     def typed_rows(self, *, relation: str) -> set[tuple[tuple[str, object], ...]]:
         """The rows of a relation as exact (kind, value) tuples (for tests and small results)."""
+
+    def export_rows(self, *, relation: str, since: int = 0, until: int | None = None) -> pa.Table:
+        """The live rows of ``relation`` inserted at generations ``since <= g < until``, exactly, as tagged
+        text (``deltalog.backends.tagged``: kind prefix i/f/s/r + text form), columns c0..ck (arity 0:
+        one column c0 of empty strings, one row if the fact holds). For moving facts between backends."""
+
+    def import_rows(self, *, relation: str, table: pa.Table, generation: int) -> int:
+        """Store rows given as ``export_rows`` gives them (those not live yet), stamped with ``generation``;
+        return how many."""
 
     def memory_bytes(self) -> int:
         """Bytes held by stored relations, indexes and the dictionary (an estimate)."""

@@ -71,7 +71,8 @@ class Func:
 
 @dataclass(frozen=True)
 class Compare:
-    """``left op right`` with op in = != < <= > >=, under the total order of docs/semantics.md."""
+    """``left op right`` with op in = != < <= > >= (docs/semantics.md: numbers compare numerically),
+    or ``same``: the two sides are the same constant (same kind and value), as a join would require."""
 
     op: str
     left: "Expr"

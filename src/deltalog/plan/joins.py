@@ -51,6 +51,7 @@ class Pending:
     negative: list[Atom]
     place_filter: Callable[[ir.Node, Comparison], ir.Node]
     place_assignment: Callable[[ir.Node, Assignment], ir.Node]
+    check_assignment: Callable[[ir.Node, Assignment], ir.Node]
     place_negation: Callable[[ir.Node, Atom, tuple[str, ...]], ir.Node]
     variables: Callable[[object], set[str]]
 
@@ -180,6 +181,9 @@ def place_ready(plan: ir.Node, bound: set[str], pending: Pending, remaining: lis
             plan, progress = pending.place_filter(plan, f), True
         for a in [a for a in pending.assignments if pending.variables(a.expr) <= bound]:
             pending.assignments.remove(a)
+            if a.variable.name in bound:   # bound already (e.g. by a head fact): check, don't rebind
+                plan, progress = pending.check_assignment(plan, a), True
+                continue
             plan, progress = pending.place_assignment(plan, a), True
             bound.add(a.variable.name)
     for atom in list(pending.negative):

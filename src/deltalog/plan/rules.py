@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from deltalog.analysis.program import RuleInfo, split_body
+from deltalog.analysis.safety import literal_variables
 from deltalog.plan import ir
 from deltalog.plan.joins import Pending, Source, Statistics, order_joins
-from deltalog.syntax.ast import Aggregate, Assignment, Atom, BinaryOp, Call, Comparison, Constant, Expr, Variable
+from deltalog.syntax.ast import (Aggregate, Assignment, Atom, BinaryOp, Call, Comparison, Constant, Expr, Negation,
+                                 Variable)
 
 Window = tuple[int, int | None]
 
@@ -102,6 +104,22 @@ def atom_source(atom: Atom, view: View | Window, stats: Statistics) -> Source:
     return Source(view.scan(atom), frozenset(variables_of(atom)), rows, fanout)
 
 
+def local_variables(rule: RuleInfo, atom: Atom) -> set[str]:
+    """Variables of a negated atom that occur nowhere else in the rule ("for no value")."""
+    elsewhere = variables_of(rule.head)
+    for literal in rule.rule.body:
+        if not (isinstance(literal, Negation) and literal.atom == atom):
+            elsewhere |= {v.name for v in literal_variables(literal)}
+    return variables_of(atom) - elsewhere
+
+
+def rename(atom: Atom, names: set[str]) -> Atom:
+    """The atom with the given variables renamed apart (so they bind nothing else)."""
+    terms = tuple(Variable(f"{t.name}#matched") if isinstance(t, Variable) and t.name in names else t
+                  for t in atom.terms)
+    return Atom(atom.predicate, terms, atom.span)
+
+
 def pending_literals(negative, filters, assignments, views: dict[int, View] | None = None) -> Pending:
     """Literals placed as soon as bound; negated atoms are anti-joined against their views
     (``views`` maps id(atom) to a view; default: the facts now)."""
@@ -110,19 +128,21 @@ def pending_literals(negative, filters, assignments, views: dict[int, View] | No
         list(filters), list(assignments), list(negative),
         place_filter=lambda plan, f: ir.Filter(plan, ir.Compare(f.op, expression(f.left), expression(f.right))),
         place_assignment=lambda plan, a: ir.Bind(plan, a.variable.name, expression(a.expr)),
+        check_assignment=lambda plan, a: ir.Filter(plan, ir.Compare("same", ir.Col(a.variable.name),
+                                                                    expression(a.expr))),
         place_negation=lambda plan, atom, on: ir.AntiJoin(plan, views.get(id(atom), FULL).scan(atom), on),
         variables=variables_of,
     )
 
 
-def aggregate_plan(rule: RuleInfo, aggregate: Aggregate, stats: Statistics) -> ir.Node:
-    """Aggregate[group; R = f(Arg)] over the distinct bindings of the aggregate's body."""
+def aggregate_plan(rule: RuleInfo, aggregate: Aggregate, stats: Statistics, view: View = FULL) -> ir.Node:
+    """Aggregate[group; R = f(Arg)] over the distinct bindings of the aggregate's body, read in ``view``."""
     positive, negative, filters, assignments, _ = split_body(aggregate.body)
-    sources = [atom_source(a, FULL, stats) for a in positive]
+    sources = [atom_source(a, view, stats) for a in positive]
     variables = set().union(*(variables_of(a) for a in positive)) | {a.variable.name for a in assignments}
     names = tuple(sorted(variables))
-    inner = order_joins(sources, pending_literals(negative, filters, assignments), set(names), None,
-                        semijoin_groups=False)
+    pending = pending_literals(negative, filters, assignments, {id(a): view for a in negative})
+    inner = order_joins(sources, pending, set(names), None, semijoin_groups=False)
     distinct = ir.Distinct(ir.Project(inner, tuple((n, ir.Col(n)) for n in names)))
     argument = aggregate.arg.name if isinstance(aggregate.arg, Variable) else None
     return ir.Aggregate(distinct, rule.group_by(aggregate), aggregate.function, argument, aggregate.result.name)
@@ -131,32 +151,64 @@ def aggregate_plan(rule: RuleInfo, aggregate: Aggregate, stats: Statistics) -> i
 def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistics, *,
               first: int | None = None, label: str | None = None, exact_instances: bool = False,
               negative_views: Sequence[View] | None = None, first_negation: int | None = None,
-              head_view: View | None = None) -> ir.Node:
+              recheck_view: View = FULL, head_view: View | None = None, inner_view: View = FULL,
+              output: Atom | None = None) -> ir.Node:
     """The plan deriving head tuples (columns c0..ck) of ``rule``, positive atom i read in windows[i].
 
     - ``first``: start the pipeline at positive atom i (the delta atom);
     - ``negative_views[j]``: the view negated atom j is anti-joined against (default: the facts now);
     - ``first_negation``: match negated atom j *positively* in its view and start there (001 (157));
+      if the atom has "for no value" variables, it must also still be false in ``recheck_view``
+      for the bound ones (one matching fact gone or added does not decide "no such fact");
     - ``head_view``: only derive head facts found in this view, starting the pipeline there;
+    - ``inner_view``: the view aggregate bodies read;
+    - ``output``: produce the tuples of this atom (a body atom, for backward chaining) instead of the head's;
     - ``exact_instances`` keeps one row per rule instance up to the head (no semi-joins of
       existential groups), for algorithms that count derivations.
     """
     sources = [atom_source(a, w, stats) for a, w in zip(rule.positive, windows)]
     for aggregate in rule.aggregates:
-        agg = aggregate_plan(rule, aggregate, stats)
+        agg = aggregate_plan(rule, aggregate, stats, inner_view)
         sources.append(Source(agg, frozenset(agg.columns), 1))
     negative = list(rule.negative)
     views = {id(a): v for a, v in zip(negative, negative_views or [FULL] * len(negative))}
     if first_negation is not None:
         matched = negative.pop(first_negation)
-        sources.append(atom_source(matched, views[id(matched)], stats))
+        local = local_variables(rule, matched)
+        sources.append(atom_source(rename(matched, local), views[id(matched)], stats))
         first = len(sources) - 1
+        if local:
+            negative.append(matched)
+            views[id(matched)] = recheck_view
     if head_view is not None:
         sources.append(atom_source(rule.head, head_view, stats))
         first = len(sources) - 1
     if not sources:
         sources.append(Source(ir.Values((), ((),)), frozenset(), 1))
     pending = pending_literals(negative, rule.filters, rule.assignments, views)
-    plan = order_joins(sources, pending, variables_of(rule.head), first, semijoin_groups=not exact_instances)
-    outputs = tuple((f"c{i}", term(t)) for i, t in enumerate(rule.head.terms))
+    produced = output or rule.head
+    needed = variables_of(produced)
+    if exact_instances:   # keep every variable: one row per rule instance
+        needed |= set().union(*(s.names for s in sources))
+    plan = order_joins(sources, pending, needed, first, semijoin_groups=not exact_instances)
+    outputs = tuple((f"c{i}", term(t)) for i, t in enumerate(produced.terms))
     return ir.Project(plan, outputs, label=label)
+
+
+def instance_counts(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistics, **options) -> ir.Node:
+    """Per head tuple, the number of rule instances deriving it: columns c0..ck and ``n``.
+
+    An instance is a distinct binding of all the rule's variables (those of its positive atoms,
+    assignments and aggregates), so the body is planned without projecting anything away.
+    """
+    variables = sorted(set().union(*(variables_of(a) for a in rule.positive), set())
+                       | {a.variable.name for a in rule.assignments}
+                       | {agg.result.name for agg in rule.aggregates}
+                       | set().union(*(set(rule.group_by(agg)) for agg in rule.aggregates), set()))
+    binding = Atom("#instance", tuple(Variable(v) for v in variables))
+    body = rule_plan(rule, windows, stats, exact_instances=True, output=binding, **options)
+    renamed = ir.Project(ir.Distinct(body), tuple((v, ir.Col(f"c{i}")) for i, v in enumerate(variables)))
+    head_vars = tuple(dict.fromkeys(t.name for t in rule.head.terms if isinstance(t, Variable)))
+    counted = ir.Aggregate(renamed, head_vars, "count", None, "n")
+    outputs = tuple((f"c{i}", term(t)) for i, t in enumerate(rule.head.terms)) + (("n", ir.Col("n")),)
+    return ir.Project(counted, outputs)

@@ -46,6 +46,20 @@ class Dictionary:
     def __len__(self) -> int:
         return len(self.texts)
 
+    def restore(self, kinds: np.ndarray, ints: np.ndarray, numbers: np.ndarray, texts: list) -> None:
+        """Refill an empty dictionary from saved arrays (see storage/persist.py)."""
+        self.kinds.extend(kinds)
+        self.ints.extend(ints)
+        self.numbers.extend(numbers)
+        self.texts.extend(texts)
+        int_ids = np.flatnonzero(kinds == INT)
+        order = np.argsort(ints[int_ids], kind="stable")
+        self._int_keys, self._int_ids = ints[int_ids][order], int_ids[order].astype(np.int64)
+        for kind in (FLOAT, STRING, IRI):
+            ids = np.flatnonzero(kinds == kind).tolist()
+            values = numbers[ids].tolist() if kind == FLOAT else [texts[i] for i in ids]
+            self._by_value[kind] = dict(zip(values, ids))
+
     def _append(self, kind: int, ints: np.ndarray, numbers: np.ndarray, texts: list) -> np.ndarray:
         start = len(self.texts)
         self.kinds.extend(np.full(len(texts), kind, np.uint8))

@@ -22,7 +22,7 @@ import numpy as np
 from deltalog.storage.tupleset import fingerprint, pack, radix_for
 
 
-DENSE_MIN_SPACE = 1 << 20
+DENSE_MIN_SPACE = 1 << 12
 
 
 @dataclass

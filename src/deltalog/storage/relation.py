@@ -22,9 +22,10 @@ import numpy as np
 
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
-from deltalog.storage.tupleset import TupleSet, unique_sorted
+from deltalog.storage.tupleset import TupleSet, pack, unique_sorted
 
 ALIVE = np.iinfo(np.int64).max
+SAMPLE_ROWS = 1 << 14
 
 
 class Relation:
@@ -37,6 +38,7 @@ class Relation:
         self._died: GrowableArray | None = None   # per row: the generation that deleted it, ALIVE if none
         # (allocated at the first delete: relations that never lose rows pay nothing for it)
         self.deleted_rows = 0
+        self._dead: list[np.ndarray] = []        # row ids deleted so far (revived ones are filtered out)
         self._generations: list[int] = []
         self._ends: list[int] = []
         self._max_id = -1
@@ -69,16 +71,22 @@ class Relation:
     def last_generation(self) -> int:
         return self._generations[-1] if self._generations else -1
 
-    def insert(self, columns: list[np.ndarray], *, generation: int) -> int:
-        """Append the batch rows that are not stored yet, stamped with generation; return their number."""
+    def insert(self, columns: list[np.ndarray], *, generation: int, revive_since: int | None = None) -> int:
+        """Store the batch rows that are not live yet; return their number. A row deleted at a
+        generation >= ``revive_since`` comes back to life instead of being appended again (so that
+        "the facts of the old state that are still there" stays one scan); the others are appended,
+        stamped with ``generation``."""
         columns = self._internal(columns)
         if len(columns[0]) == 0:
             return 0
         self._ensure_capacity(columns)
         rows = self.tuples.new_rows(columns)
+        revived = 0
+        if revive_since is not None and self.deleted_rows and len(rows[0]):
+            rows, revived = self._revive(rows, revive_since)
         added = len(rows[0])
         if added == 0:
-            return 0
+            return revived
         start = len(self)
         for store, values in zip(self._cols, rows):
             store.extend(values)
@@ -86,7 +94,25 @@ class Relation:
             self._died.extend(np.full(added, ALIVE, np.int64))
         self.tuples.record(rows, np.arange(start, start + added))
         self._stamp(generation)
-        return added
+        return added + revived
+
+    def _revive(self, rows: list[np.ndarray], since: int) -> tuple[list[np.ndarray], int]:
+        """Bring back rows deleted at generations >= since that equal batch rows; return the rest."""
+        n = len(rows[0])
+        probe_idx, found = self.index(tuple(range(self._width))).probe(rows, 0, len(self)).expand(0, n)
+        died = self.died()
+        keep = (died[found] >= since) & (died[found] != ALIVE)
+        if not self.index(tuple(range(self._width))).exact:
+            keep &= np.logical_and.reduce([c[found] == r[probe_idx] for c, r in zip(self.stored_columns(), rows)])
+        probe_idx, found = probe_idx[keep], found[keep]
+        if found.size == 0:
+            return rows, 0
+        died[found] = ALIVE
+        self.deleted_rows -= found.size
+        self.tuples.record(self._rows_at(found), found)
+        rest = np.ones(n, bool)
+        rest[probe_idx] = False
+        return [c[rest] for c in rows], int(found.size)
 
     def _internal(self, columns: list[np.ndarray]) -> list[np.ndarray]:
         if self.arity == 0:
@@ -123,6 +149,7 @@ class Relation:
         died[rows] = generation
         self.tuples.discard(self._rows_at(rows))
         self.deleted_rows += rows.size
+        self._dead.append(rows)
         return int(rows.size)
 
     def _same_as_some(self, rows: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
@@ -140,6 +167,27 @@ class Relation:
             self._died.extend(np.full(len(self), ALIVE, np.int64))
         return self._died.view()
 
+    def dead_rows(self) -> np.ndarray:
+        """The ids of the rows deleted now (kept small: compaction forgets them)."""
+        if len(self._dead) != 1:
+            self._dead = [np.concatenate(self._dead) if self._dead else np.empty(0, np.int64)]
+        rows = self._dead[0]
+        if rows.size and self._died is not None:
+            rows = rows[self._died.view()[rows] != ALIVE]
+            self._dead = [rows]
+        return rows
+
+    def count(self, lo: int, hi: int, visible: int | None, deleted) -> int:
+        """Rows lo..hi a scan with these death conditions reads, in O(deleted rows)."""
+        if deleted is None and self.deleted_rows == 0:
+            return hi - lo
+        dead = self.dead_rows()
+        dead = dead[(dead >= lo) & (dead < hi)]
+        died = self.died()[dead]
+        if deleted is not None:
+            return int(((died >= deleted[0]) & (died < (ALIVE if deleted[1] is None else deleted[1]))).sum())
+        return hi - lo - (dead.size if visible is None else int((died <= visible).sum()))
+
     def death_mask(self, rows: np.ndarray, visible: int | None, deleted) -> np.ndarray | None:
         """Which of the given rows a scan with these death conditions reads (None: all of them)."""
         if deleted is None and self.deleted_rows == 0:
@@ -150,10 +198,81 @@ class Relation:
             return (died >= lo) & (died < (ALIVE if hi is None else hi))
         return died == ALIVE if visible is None else died > visible
 
+    def generation_marks(self) -> tuple[list[int], list[int]]:
+        """The generations that inserted rows, and the row count after each."""
+        return list(self._generations), list(self._ends)
+
+    @classmethod
+    def restore(cls, name: str, arity: int, columns: list[np.ndarray], generations: list[int],
+                ends: list[int]) -> "Relation":
+        """A relation from saved live rows and generation marks (see storage/persist.py)."""
+        relation = cls(name, arity)
+        for store, values in zip(relation._cols, columns):
+            store.extend(values)
+        relation._generations, relation._ends = list(generations), list(ends)
+        relation._max_id = max((int(c.max()) for c in columns if c.size), default=-1)
+        if len(relation):
+            relation.tuples.rebuild(relation.stored_columns(), np.arange(len(relation)), relation._max_id)
+        return relation
+
+    def rollback(self, generation: int) -> None:
+        """Undo everything done at generations >= ``generation``: drop the rows inserted since, and
+        bring back the rows deleted since (an update that failed leaves no trace)."""
+        keep_rows = self.rows_for(0, generation)[1]
+        died = self.died()
+        died[died >= generation] = ALIVE
+        keep = np.zeros(len(self), bool)
+        keep[:keep_rows] = True
+        self._rebuild(keep, died)
+
+    def compact(self) -> None:
+        """Forget deleted rows for good (keeping the insertion generations of the others)."""
+        died = self.died()
+        self._rebuild(died == ALIVE, died)
+
+    def _rebuild(self, keep: np.ndarray, died: np.ndarray) -> None:
+        """Start afresh with the kept rows, their insertion generations and deletion marks."""
+        rows = self.stored_columns()
+        marks = list(zip(self._generations, [0] + self._ends[:-1], self._ends))
+        self.__init__(self.name, self.arity)
+        if (died[keep] != ALIVE).any():
+            self._died = GrowableArray(np.int64)
+        for generation, lo, hi in marks:
+            part = np.flatnonzero(keep[lo:hi]) + lo
+            if part.size == 0:
+                continue
+            for store, values in zip(self._cols, rows):
+                store.extend(values[part])
+            if self._died is not None:
+                self._died.extend(died[part])
+            self._stamp(generation)
+        self.deleted_rows = 0 if self._died is None else int((self._died.view() != ALIVE).sum())
+        self._dead = [np.flatnonzero(self._died.view() != ALIVE)] if self.deleted_rows else []
+        self._max_id = max((int(c.max()) for c in self.stored_columns() if c.size), default=-1)
+        if len(self):
+            live = np.flatnonzero(self.died() == ALIVE)
+            self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id)
+
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are stored."""
         columns = self._internal(columns)
         return self.tuples.contains(columns)
+
+    def distinct_estimate(self, positions: tuple[int, ...]) -> int:
+        """Distinct values of some columns: exact from an existing index, else estimated from an evenly
+        spread sample (planning must not build indexes it may never use)."""
+        n = len(self)
+        if n == 0:
+            return 0
+        found = self._indexes.get(positions)
+        if found is not None and found.runs:
+            return found.distinct()
+        step = max(1, n // SAMPLE_ROWS)
+        keys = pack([self._cols[p].view()[::step] for p in positions], max(self._max_id + 1, 1)) \
+            if positions else np.zeros(1, np.int64)
+        seen = unique_sorted(keys).size
+        sampled = keys.size
+        return n if seen == sampled else min(n, max(seen, int(seen * (n / sampled) ** 0.5)))
 
     def index(self, positions: tuple[int, ...]) -> SortedIndex:
         """The persistent index on the given column positions, brought up to date."""

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, MutableMapping
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import Relation
 from deltalog.backends.local.codec import decode_frame, encode_series
+from deltalog.backends.tagged import ids_of_tagged, tagged_of_ids
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
 from deltalog.backends.local.memory import small_pages
 
@@ -40,7 +43,7 @@ class LocalBackend:
         return {name: r.arity for name, r in self._relations.items()}
 
     def insert(self, *, relation: str, plan: Node, generation: int,
-               metrics: MutableMapping[str, int] | None = None) -> int:
+               metrics: MutableMapping[str, int] | None = None, revive_since: int | None = None) -> int:
         target = self._relations[relation]
         names = plan.columns
         added = 0
@@ -48,15 +51,37 @@ class LocalBackend:
             for frame in stream(plan, self._context(metrics)):
                 if frame.length:
                     columns = [frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)]
-                    added += target.insert(columns, generation=generation)
+                    added += target.insert(columns, generation=generation, revive_since=revive_since)
         return added
 
-    def delete(self, *, relation: str, plan: Node, generation: int) -> int:
+    def rollback(self, *, relation: str, generation: int) -> None:
+        self._relations[relation].rollback(generation)
+
+    def compact(self, *, relation: str) -> None:
+        self._relations[relation].compact()
+
+    def deleted_rows(self, *, relation: str) -> int:
+        return self._relations[relation].deleted_rows
+
+    def rename(self, *, relation: str, to: str) -> None:
+        stored = self._relations.pop(relation)
+        stored.name = to
+        self._relations[to] = stored
+
+    def drop(self, *, relation: str) -> None:
+        self._relations.pop(relation, None)
+
+    def clear(self, *, relation: str) -> None:
+        arity = self._relations[relation].arity
+        self._relations[relation] = Relation(relation, arity)
+
+    def delete(self, *, relation: str, plan: Node, generation: int,
+               metrics: MutableMapping[str, int] | None = None) -> int:
         target = self._relations[relation]
         names = plan.columns
         removed = 0
         with small_pages():
-            for frame in stream(plan, self._context()):
+            for frame in stream(plan, self._context(metrics)):
                 if frame.length:
                     columns = [frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)]
                     removed += target.delete(columns, generation=generation)
@@ -66,14 +91,10 @@ class LocalBackend:
               visible: int | None = None, deleted: tuple[int, int | None] | None = None) -> int:
         stored = self._relations[relation]
         lo, hi = stored.rows_for(since, until)
-        alive = stored.death_mask(np.arange(lo, hi), visible, deleted)
-        return hi - lo if alive is None else int(alive.sum())
+        return stored.count(lo, hi, visible, deleted)
 
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
-        stored = self._relations[relation]
-        if len(stored) == 0:
-            return 0
-        return stored.index(positions).distinct()
+        return self._relations[relation].distinct_estimate(positions)
 
     def load(self, *, relation: str, table: pl.DataFrame, generation: int) -> int:
         target = self._relations[relation]
@@ -92,24 +113,68 @@ class LocalBackend:
             return pl.DataFrame({"present": [True] * min(frame.length, 1)})
         return decode_frame([frame.columns[n] for n in names], names, self.dictionary)
 
+    def _live_columns(self, relation: str) -> list[np.ndarray]:
+        """The columns of the rows not deleted."""
+        stored = self._relations[relation]
+        alive = stored.death_mask(np.arange(len(stored)), None, None)
+        columns = stored.stored_columns()
+        return columns if alive is None else [c[alive] for c in columns]
+
     def read(self, *, relation: str) -> pl.DataFrame:
         stored = self._relations[relation]
         names = [f"c{i}" for i in range(stored.arity)]
+        live = self._live_columns(relation)
         if stored.arity == 0:
-            return pl.DataFrame({"present": [True] * min(len(stored), 1)})
-        return decode_frame(stored.columns(), names, self.dictionary)
+            return pl.DataFrame({"present": [True] * min(len(live[0]), 1)})
+        return decode_frame(live[: stored.arity], names, self.dictionary)
 
     def typed_rows(self, *, relation: str) -> set[tuple[tuple[str, object], ...]]:
         """The rows of a relation as exact (kind, value) tuples (for tests and small results)."""
         stored = self._relations[relation]
+        live = self._live_columns(relation)
         if stored.arity == 0:
-            return {()} if len(stored) else set()
-        decoded = [self.dictionary.decode(c) for c in stored.columns()]
+            return {()} if len(live[0]) else set()
+        decoded = [self.dictionary.decode(c) for c in live[: stored.arity]]
         return set(zip(*decoded))
 
     def id_columns(self, *, relation: str) -> list[np.ndarray]:
-        """The encoded columns of a relation (views; local-only, for fast exports)."""
-        return self._relations[relation].columns()
+        """The encoded columns of a relation's live rows (local-only, for fast exports)."""
+        return self._live_columns(relation)[: self._relations[relation].arity]
+
+    def export_rows(self, *, relation: str, since: int = 0, until: int | None = None) -> pa.Table:
+        stored = self._relations[relation]
+        lo, hi = stored.rows_for(since, until)
+        alive = stored.death_mask(np.arange(lo, hi), None, None)
+        columns = [c if alive is None else c[alive] for c in stored.stored_columns(lo, hi)]
+        if stored.arity == 0:
+            return pa.table({"c0": pa.array([""] * min(len(columns[0]), 1), pa.string())})
+        return pa.table({f"c{i}": tagged_of_ids(c, self.dictionary).to_arrow() for i, c in enumerate(columns)})
+
+    def import_rows(self, *, relation: str, table: pa.Table, generation: int) -> int:
+        target = self._relations[relation]
+        if table.num_rows == 0:
+            return 0
+        if target.arity == 0:
+            return target.insert([np.zeros(1, np.int64)], generation=generation)
+        cells = pl.from_arrow(table)
+        with small_pages():
+            columns = [ids_of_tagged(cells.to_series(i), self.dictionary) for i in range(target.arity)]
+            return target.insert(columns, generation=generation)
+
+    def save_state(self, *, directory) -> None:
+        """Write the dictionary and every relation's live rows into ``directory`` (which must exist)."""
+        from deltalog.storage.persist import save_dictionary, save_relations
+        save_dictionary(self.dictionary, Path(directory))
+        save_relations(self._relations, Path(directory))
+
+    @classmethod
+    def from_state(cls, directory) -> "LocalBackend":
+        """A backend holding what ``save_state`` wrote."""
+        from deltalog.storage.persist import load_dictionary, load_relations
+        backend = cls()
+        backend.dictionary = load_dictionary(Path(directory))
+        backend._relations = load_relations(Path(directory))
+        return backend
 
     def memory_bytes(self) -> int:
         d = self.dictionary

@@ -85,6 +85,14 @@ def match_terms(terms: tuple[ir.Term, ...], columns: list[np.ndarray], n: int, c
 @stream.register
 def _scan(node: ir.Scan, ctx: Context) -> Iterator[Frame]:
     relation, lo, hi = scan_window(node, ctx)
+    if node.deleted is not None:   # deleted rows are few: read them directly, not the whole window
+        rows = relation.dead_rows()
+        rows = np.sort(rows[(rows >= lo) & (rows < hi)])
+        rows = rows[relation.death_mask(rows, None, node.deleted)]
+        frame = match_terms(node.terms, [c[rows] for c in relation.columns()], rows.size, ctx)
+        ctx.count(node.label, frame.length)
+        yield frame
+        return
     for start in range(lo, hi, ctx.chunk_rows):
         stop = min(hi, start + ctx.chunk_rows)
         columns, n = relation.columns(start, stop), stop - start

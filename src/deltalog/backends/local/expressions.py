@@ -250,6 +250,8 @@ def _rank(v: Vals) -> np.ndarray:
 def order_compare(op: str, a: Vals, b: Vals, *, tie_break: bool = False) -> np.ndarray:
     """a op b as docs/semantics.md says: numbers numerically, other values by the total order.
     With ``tie_break`` an int sorts before an equal float (for min and max)."""
+    if op == "same":
+        return _less_equal(a, b, True)[1]
     less, equal = _less_equal(a, b, tie_break)
     return {"=": equal, "!=": ~equal, "<": less, "<=": less | equal, ">": ~less & ~equal, ">=": ~less}[op]
 
@@ -277,6 +279,8 @@ def _less_equal(a: Vals, b: Vals, tie_break: bool) -> tuple[np.ndarray, np.ndarr
 
 def condition_mask(cond: Compare, frame: Frame, d: Dictionary) -> np.ndarray:
     """Rows satisfying a comparison; comparing two columns for (in)equality needs no decoding."""
+    if cond.op == "same" and isinstance(cond.left, Col) and isinstance(cond.right, Col):
+        return frame.columns[cond.left.name] == frame.columns[cond.right.name]
     if cond.op in ("=", "!=") and isinstance(cond.left, Col) and isinstance(cond.right, Col):
         left, right = frame.columns[cond.left.name], frame.columns[cond.right.name]
         same = left == right

@@ -1,0 +1,230 @@
+"""DRed, the non-repetitive variant of 001 Algorithm 4, applied in place, stratum by stratum.
+
+Per stratum s (with D and A the facts deleted and added so far, disjoint as in the
+variant at the end of 001 section 6.2):
+
+    OVERDELETE   N_D := (E⁻ ∩ Out_s) ∪ Π_s[I : D, A]
+                 loop: Δ_D := N_D \\ D;  N_D := Π_r^s[I \\ D, I ∪ A : Δ_D];  D := D ∪ Δ_D
+    REDERIVE     R := {F ∈ D ∩ Out_s | F ∈ E \\ E⁻, or F has a one-step derivation in I \\ D, I ∪ A}
+    INSERT       N_A := R ∪ (E⁺ ∩ Out_s) ∪ Π_s[(I \\ D) ∪ A : A, D]
+                 loop: Δ_A := N_A \\ ((I \\ D) ∪ A);  A := A ∪ Δ_A;  N_A := Π_r^s[(I \\ D) ∪ A : Δ_A]
+
+Deleting marks rows with the current generation, so each overdeletion round's delta is
+the rows deleted in the previous round (inverse seminaive); insertion collects each
+round's new facts in a scratch relation before storing them. Nonrecursive rules with an
+aggregate are maintained by difference: old results not produced any more are
+overdeleted, new ones inserted.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from deltalog.algorithms.context import rule_label
+from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, lower_changes,
+                                        predicates_read, tuples_of)
+from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.errors import DeltalogError
+from deltalog.plan import ir
+from deltalog.plan.rules import View, instance_counts, rule_plan
+
+
+class MaintenanceUnsupported(DeltalogError):
+    """This update needs something the chosen algorithm cannot do incrementally (callers rematerialise)."""
+
+
+def dred_stratum(update: Update, stratum: Stratum) -> None:
+    """Maintain one stratum with DRed: overdelete, rederive one step, insert."""
+    if any(info.aggregates for info in stratum.recursive):
+        raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")
+    overdelete(update, stratum)
+    rederive(update, stratum)
+    insert(update, stratum)
+
+
+# ---- the seminaive variants of one rule, for a change in lower strata -------------------------
+
+def delta_rule_plans(update: Update, info: RuleInfo, stratum: Stratum, positive: set[str], negative: set[str],
+                     base: View, positive_delta: View, negative_delta: View, counts: bool = False) -> Iterator[ir.Node]:
+    """inst_r[I⁺, I⁻ : P, N] of 001 (156)/(157) for P, N the changes of lower predicates: one plan per
+    positive atom over a predicate in ``positive`` (read in ``positive_delta``) and per negated atom
+    over a predicate in ``negative`` (matched in ``negative_delta``); every instance once. With
+    ``counts``, each plan gives the number of instances per head tuple instead."""
+    v, own = update.views, stratum.predicates
+    plan_of = instance_counts if counts else rule_plan
+    rest = [v.surviving if a.predicate not in own else base for a in info.positive]
+    for i, atom in enumerate(info.positive):
+        if atom.predicate in positive and atom.predicate not in own:
+            views = rest[:i] + [positive_delta] + [base] * (len(info.positive) - i - 1)
+            yield plan_of(info, views, update.reasoning, first=i, negative_views=[base] * len(info.negative),
+                          label=rule_label(info))
+    for j, atom in enumerate(info.negative):
+        if atom.predicate in negative:
+            negs = [v.old_or_added] * j + [negative_delta] + [base] * (len(info.negative) - j - 1)
+            yield plan_of(info, rest, update.reasoning, first_negation=j, negative_views=negs,
+                          recheck_view=base, label=rule_label(info))
+
+
+def aggregate_results(update: Update, info: RuleInfo, view: View) -> ir.Node:
+    """All head tuples of a nonrecursive rule with every atom (aggregates too) read in one view."""
+    return rule_plan(info, [view] * len(info.positive), update.reasoning, label=rule_label(info),
+                     negative_views=[view] * len(info.negative), inner_view=view)
+
+
+def aggregate_rules_affected(info: RuleInfo, lost: set[str], gained: set[str]) -> bool:
+    return bool(predicates_read((info,)) & (lost | gained))
+
+
+def difference(left: ir.Node, right: ir.Node) -> ir.Node:
+    return ir.Difference(left, right)
+
+
+# ---- OVERDELETE ------------------------------------------------------------------------------
+
+Settle = Callable[[Update, Stratum, dict[str, str], int], int]
+
+
+def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None) -> None:
+    """Collect the facts that lost a derivation (N_D), let ``settle`` delete those that must go (DRed:
+    all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive)."""
+    settle = settle or delete_all
+    v, reasoning = update.views, update.reasoning
+    lost_derivation = {p: update.scratch_relation(f"N:{p}", reasoning.arities[p]) for p in stratum.predicates}
+    generation = reasoning.tick()
+    for p in stratum.predicates:
+        minus = DELETE_PREFIX + p
+        if minus in update.scratch:
+            update.backend.insert(relation=lost_derivation[p], plan=tuples_of(minus, reasoning.arities[p]),
+                                  generation=generation)
+    lost, gained = lower_changes(update, stratum, stratum.rules)
+    for info in stratum.rules:
+        if info.aggregates:
+            if aggregate_rules_affected(info, lost, gained):
+                plan = difference(aggregate_results(update, info, v.old), aggregate_results(update, info, v.new))
+                reasoning.derive(info, plan, generation, phase="overdeletion",
+                                 relation=lost_derivation[info.head.predicate])
+            continue
+        for plan in delta_rule_plans(update, info, stratum, lost, gained, v.old, v.deleted, v.added):
+            reasoning.derive(info, plan, generation, phase="overdeletion",
+                             relation=lost_derivation[info.head.predicate])
+    propagate_deletion(update, stratum, lost_derivation, generation, settle)
+
+
+def delete_all(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+    """DRed's choice: every fact that lost a derivation is (over)deleted."""
+    generation = update.reasoning.tick()
+    for p, relation in lost_derivation.items():
+        arity = update.reasoning.arities[p]
+        update.delete(p, tuples_of(relation, arity, View(window, window + 1)), generation)
+    return generation
+
+
+def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int,
+                       settle: Settle) -> None:
+    """Inverse seminaive: each round finds what depends on the facts the last round deleted."""
+    v, reasoning, own = update.views, update.reasoning, stratum.predicates
+    while True:
+        previous = settle(update, stratum, lost_derivation, window)
+        if not any(update.count(p, v.deleted_at(previous)) for p in own):
+            return
+        window = reasoning.tick()
+        for info in stratum.recursive:
+            for i, atom in enumerate(info.positive):
+                if atom.predicate not in own:
+                    continue
+                views = [v.surviving if a.predicate not in own else
+                         v.alive_after(previous) if j < i else
+                         v.deleted_at(previous) if j == i else v.alive_after(previous - 1)
+                         for j, a in enumerate(info.positive)]
+                plan = rule_plan(info, views, reasoning, first=i, label=rule_label(info),
+                                 negative_views=[v.old_or_added] * len(info.negative))
+                reasoning.derive(info, plan, window, phase="overdeletion",
+                                 relation=lost_derivation[info.head.predicate])
+
+
+# ---- REDERIVE --------------------------------------------------------------------------------
+
+def rederive(update: Update, stratum: Stratum) -> None:
+    """One-step rederivation: bind each rule's head to the deleted facts and look for a derivation."""
+    v, reasoning = update.views, update.reasoning
+    generation = reasoning.tick()
+    for p in sorted(stratum.predicates):
+        if not update.removed(p):
+            continue
+        arity = reasoning.arities[p]
+        target = update.scratch_relation(f"R:{p}", arity)
+        explicit = explicit_relation(p)
+        if explicit in update.backend.relations():
+            still_explicit = ir.SemiJoin(tuples_of(p, arity, v.deleted), tuples_of(explicit, arity),
+                                         tuple(f"c{i}" for i in range(arity)))
+            update.backend.insert(relation=target, plan=still_explicit, generation=generation)
+        for info in stratum.rules:
+            if info.head.predicate != p or info.aggregates:
+                continue
+            plan = rule_plan(info, [v.surviving] * len(info.positive), reasoning, head_view=v.deleted,
+                             negative_views=[v.old_or_added] * len(info.negative), label=rule_label(info))
+            reasoning.derive(info, plan, generation, phase="rederivation", relation=target)
+
+
+# ---- INSERT ----------------------------------------------------------------------------------
+
+def insert(update: Update, stratum: Stratum) -> None:
+    v, reasoning = update.views, update.reasoning
+    generation = reasoning.tick()
+    deltas = {p: update.scratch_relation(f"ΔA:{p}", reasoning.arities[p]) for p in stratum.predicates}
+    for p in stratum.predicates:
+        for source in (f"R:{p}", ADD_PREFIX + p):
+            if source in update.scratch:
+                collect(update, p, tuples_of(source, reasoning.arities[p]), deltas[p], generation)
+    lost, gained = lower_changes(update, stratum, stratum.rules)
+    for info in stratum.rules:
+        if info.aggregates:
+            # everything it derives now that is missing: new results, and old ones overdeleted via other rules
+            if aggregate_rules_affected(info, lost, gained) or update.removed(info.head.predicate):
+                plan = aggregate_results(update, info, v.new)
+                collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
+            continue
+        for plan in delta_rule_plans(update, info, stratum, gained, lost, v.new, v.added, v.deleted):
+            collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
+    propagate_insertion(update, stratum, deltas, generation)
+
+
+def collect(update: Update, predicate: str, plan: ir.Node, delta: str, generation: int,
+            info: RuleInfo | None = None) -> None:
+    """Add the plan's facts that are not in the new materialisation yet to the round's delta."""
+    arity = update.reasoning.arities[predicate]
+    fresh = ir.AntiJoin(plan, tuples_of(predicate, arity), tuple(f"c{i}" for i in range(arity)))
+    if info is None:
+        update.backend.insert(relation=delta, plan=fresh, generation=generation)
+    else:
+        update.reasoning.derive(info, fresh, generation, phase="insertion", relation=delta)
+
+
+def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str], round_generation: int) -> None:
+    """Seminaive insertion over the new materialisation, starting from the collected delta."""
+    reasoning, own = update.reasoning, stratum.predicates
+    while True:
+        window = View(since=round_generation, until=round_generation + 1)
+        if not any(update.count(delta, window) for delta in deltas.values()):
+            return
+        commit(update, deltas, window)
+        generation = reasoning.tick()
+        for info in stratum.recursive:
+            for i, atom in enumerate(info.positive):
+                if atom.predicate not in own:
+                    continue
+                views = [View(round_generation, round_generation + 1, relation=deltas[atom.predicate])
+                         if j == i else View() for j in range(len(info.positive))]
+                plan = rule_plan(info, views, reasoning, first=i, label=rule_label(info))
+                collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
+        round_generation = generation
+
+
+def commit(update: Update, deltas: dict[str, str], window: View) -> None:
+    """Store one round's delta in the materialisation (reviving facts deleted earlier in this update)."""
+    generation = update.reasoning.tick()
+    for p, delta in deltas.items():
+        arity = update.reasoning.arities[p]
+        update.backend.insert(relation=p, plan=tuples_of(delta, arity, window), generation=generation,
+                              revive_since=update.views.g0)
+

@@ -1,0 +1,163 @@
+"""DRed^c (003 section 4.2): DRed with per-fact counters of nonrecursive derivations.
+
+For each derived fact, ``p#nonrecursive`` holds how many instances of the nonrecursive rules
+derive it (an explicit fact counts once). Per stratum, the counters are brought up to date
+first, from the instances that stopped firing and those that started (001 (156)/(157), each
+instance once, counted set-at-a-time with group-by counts); overdeletion then stops at every
+fact whose counter is still positive: such a fact has a nonrecursive derivation in the new
+state, so neither it nor what depends on it through it needs to go. Rederivation and
+insertion are DRed's.
+
+The counters exist only while consecutive updates use DRed^c: the first such update counts
+them from the old materialisation, and any other algorithm drops them.
+"""
+
+from __future__ import annotations
+
+from deltalog.algorithms.dred import (MaintenanceUnsupported, aggregate_rules_affected, delta_rule_plans, insert,
+                                      overdelete, rederive)
+from deltalog.algorithms.update import ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, lower_changes, tuples_of
+from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.plan import ir
+from deltalog.plan.rules import View, instance_counts
+from deltalog.syntax.ast import Constant
+
+COUNTER_SUFFIX = "#nonrecursive"
+
+
+def counter_relation(predicate: str) -> str:
+    return predicate + COUNTER_SUFFIX
+
+
+def drop_counters(update: Update) -> None:
+    """Forget the counters (an update by another algorithm would leave them stale)."""
+    for predicate in update.reasoning.program.idb:
+        update.backend.drop(relation=counter_relation(predicate))
+
+
+def dredc_stratum(update: Update, stratum: Stratum) -> None:
+    if any(info.aggregates for info in stratum.recursive):
+        raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")
+    if counter_relation(min(stratum.predicates)) not in update.backend.relations():
+        count_from_scratch(update, stratum)
+    update_counters(update, stratum)
+    overdelete(update, stratum, settle=keep_counted)
+    rederive(update, stratum)
+    insert(update, stratum)
+
+
+# ---- counting ----------------------------------------------------------------------------------
+
+def count_from_scratch(update: Update, stratum: Stratum) -> None:
+    """Counters of the old materialisation: nonrecursive rule instances over I, plus one per explicit fact."""
+    v, generation = update.views, update.reasoning.tick()
+    for p in sorted(stratum.predicates):
+        arity = update.reasoning.arities[p]
+        update.backend.create_relation(relation=counter_relation(p), arity=arity + 1)
+        parts = [old_explicit(update, p, v.old)]
+        parts += [rule_counts(update, info, v.old) for info in stratum.nonrecursive if info.head.predicate == p]
+        update.backend.insert(relation=counter_relation(p), plan=summed(parts, arity), generation=generation)
+
+
+def old_explicit(update: Update, predicate: str, view: View) -> ir.Node:
+    arity = update.reasoning.arities[predicate]
+    explicit = explicit_relation(predicate)
+    if explicit not in update.backend.relations():
+        return ir.Values(columns(arity) + ("n",), ())
+    return with_count(tuples_of(explicit, arity, view), arity, 1)
+
+
+def rule_counts(update: Update, info: RuleInfo, view: View) -> ir.Node:
+    return instance_counts(info, [view] * len(info.positive), update.reasoning,
+                           negative_views=[view] * len(info.negative), inner_view=view)
+
+
+def update_counters(update: Update, stratum: Stratum) -> None:
+    """counter := counter - instances that stopped firing + instances that started (nonrecursive rules)."""
+    v = update.views
+    lost, gained = lower_changes(update, stratum, stratum.nonrecursive)
+    for p in sorted(stratum.predicates):
+        arity = update.reasoning.arities[p]
+        changes = explicit_changes(update, p, arity)
+        for info in [r for r in stratum.nonrecursive if r.head.predicate == p]:
+            changes += rule_changes(update, info, stratum, lost, gained)
+        if changes:
+            store_counts(update, p, arity, changes)
+
+
+def explicit_changes(update: Update, predicate: str, arity: int) -> list[ir.Node]:
+    out = []
+    for prefix, sign in ((DELETE_PREFIX, -1), (ADD_PREFIX, 1)):
+        if prefix + predicate in update.scratch:
+            out.append(with_count(tuples_of(prefix + predicate, arity), arity, sign))
+    return out
+
+
+def rule_changes(update: Update, info: RuleInfo, stratum: Stratum, lost: set[str], gained: set[str]) -> list:
+    """Signed instance counts: minus those that stopped firing, plus those that started."""
+    v = update.views
+    if info.aggregates:
+        if not aggregate_rules_affected(info, lost, gained):
+            return []
+        return [negated(rule_counts(update, info, v.old)), rule_counts(update, info, v.new)]
+    out = [negated(p) for p in delta_rule_plans(update, info, stratum, lost, gained, v.old, v.deleted, v.added,
+                                                counts=True)]
+    out += list(delta_rule_plans(update, info, stratum, gained, lost, v.new, v.added, v.deleted, counts=True))
+    return out
+
+
+def store_counts(update: Update, predicate: str, arity: int, changes: list[ir.Node]) -> None:
+    """Fold signed count changes into the counter relation (rows with a zero count disappear)."""
+    counters = counter_relation(predicate)
+    key = columns(arity)
+    touched = ir.Distinct(ir.Union_(tuple(ir.Project(c, tuple((k, ir.Col(k)) for k in key)) for c in changes)))
+    current = ir.SemiJoin(tuples_of(counters, arity + 1, None, names=key + ("n",)), touched, key)
+    total = summed([current] + changes, arity)
+    generation = update.reasoning.tick()
+    staged = update.scratch_relation(f"#counts:{predicate}", arity + 1)
+    update.backend.insert(relation=staged, generation=generation,
+                          plan=ir.Filter(total, ir.Compare("!=", ir.Col("n"), ir.Lit(Constant(0, "int")))))
+    update.backend.delete(relation=counters, plan=current, generation=generation)
+    update.backend.insert(relation=counters, plan=tuples_of(staged, arity + 1, View(generation, generation + 1)),
+                          generation=update.reasoning.tick())
+
+
+# ---- overdeletion stops at counted facts -------------------------------------------------------
+
+def keep_counted(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+    """Delete the facts that lost a derivation and have no nonrecursive derivation left."""
+    generation = update.reasoning.tick()
+    for p, relation in lost_derivation.items():
+        arity = update.reasoning.arities[p]
+        candidates = tuples_of(relation, arity, View(window, window + 1))
+        uncounted = ir.AntiJoin(candidates, tuples_of(counter_relation(p), arity + 1, None,
+                                                     names=columns(arity) + ("n",)), columns(arity))
+        update.delete(p, uncounted, generation)
+    return generation
+
+
+# ---- plan helpers ------------------------------------------------------------------------------
+
+def columns(arity: int) -> tuple[str, ...]:
+    return tuple(f"c{i}" for i in range(arity))
+
+
+def with_count(plan: ir.Node, arity: int, n: int) -> ir.Node:
+    outputs = tuple((c, ir.Col(c)) for c in columns(arity)) + (("n", ir.Lit(Constant(n, "int"))),)
+    return ir.Project(plan, outputs)
+
+
+def negated(plan: ir.Node) -> ir.Node:
+    """The same counts with the opposite sign."""
+    names = tuple(c for c in plan.columns if c != "n")
+    minus = ir.Bind(ir.Project(plan, tuple((c, ir.Col(c)) for c in names) + (("m", ir.Col("n")),)), "n",
+                    ir.Arith("-", ir.Lit(Constant(0, "int")), ir.Col("m")))
+    return ir.Project(minus, tuple((c, ir.Col(c)) for c in names) + (("n", ir.Col("n")),))
+
+
+def summed(parts: list[ir.Node], arity: int) -> ir.Node:
+    """Per tuple, the sum of the parts' counts (each part tagged, so equal rows of two parts both count)."""
+    tagged = tuple(ir.Project(part, tuple((c, ir.Col(c)) for c in columns(arity) + ("n",))
+                              + (("part", ir.Lit(Constant(i, "int"))),)) for i, part in enumerate(parts))
+    total = ir.Aggregate(ir.Union_(tagged), columns(arity), "sum", "n", "n")
+    return ir.Project(total, tuple((c, ir.Col(c)) for c in columns(arity) + ("n",)))

@@ -1,0 +1,253 @@
+"""Applying an update (explicit facts added and deleted) with a chosen maintenance algorithm, atomically.
+
+    E⁻ := (E⁻ ∩ E) \\ E⁺,  E⁺ := E⁺ \\ E            (001 Algorithm 4, line 39)
+    predicates no rule derives: changed directly (they are the lowest stratum)
+    then every stratum in order, with DRed (or by rematerialisation)
+
+The explicit facts of a predicate that rules also derive are kept in a relation of
+their own (``p#explicit``); for every other predicate E and I coincide. If anything
+fails, every relation is rolled back to the generation the update started at.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import polars as pl
+
+from deltalog.algorithms.context import Reasoning
+from deltalog.algorithms.dred import MaintenanceUnsupported, dred_stratum
+from deltalog.algorithms.dredc import drop_counters, dredc_stratum
+from deltalog.algorithms.fbf import fbf_stratum
+from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, UpdateViews, explicit_relation,
+                                        lower_changes, tuples_of)
+from deltalog.plan import ir
+from deltalog.plan.rules import View
+
+ALGORITHMS = ("dred", "dredc", "fbf", "bf", "remat", "auto")
+FBF_BUDGET = 100_000
+"""Facts FBF's backward chaining may check per stratum before it falls back to DRed's overdeletion."""
+
+
+@dataclass
+class UpdateResult:
+    """What an update changed, per predicate, and the explicit changes that were no-ops."""
+
+    added: dict[str, pl.DataFrame] = field(default_factory=dict)
+    removed: dict[str, pl.DataFrame] = field(default_factory=dict)
+    ignored_additions: dict[str, int] = field(default_factory=dict)
+    ignored_deletions: dict[str, int] = field(default_factory=dict)
+    overdeleted: dict[str, int] = field(default_factory=dict)
+    """Derived facts deleted on the way (001's D: DRed's overdeletion, FBF's unproved facts), per predicate."""
+    algorithm: str = ""
+    seconds: float = 0.0
+
+
+def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame], delete: Mapping[str, pl.DataFrame],
+                 algorithm: str = "auto") -> UpdateResult:
+    """Update the materialisation to mat(Π, (E \\ E⁻) ∪ E⁺); all or nothing."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
+    started = time.perf_counter()
+    update = Update(reasoning, UpdateViews(reasoning.tick()))
+    relations = list(reasoning.backend.relations())
+    try:
+        result = _run(update, add, delete, algorithm)
+    except BaseException:
+        restore_set_aside(update)
+        for relation in set(reasoning.backend.relations()) - set(relations):
+            reasoning.backend.drop(relation=relation)   # made by the failed update (counters, scratch)
+        for relation in relations:
+            reasoning.backend.rollback(relation=relation, generation=update.views.g0)
+        raise
+    finally:
+        update.finish()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
+    result = UpdateResult()
+    stage_explicit_changes(update, add, delete, result)
+    apply_explicit_changes(update)
+    chosen = choose(update, algorithm)
+    if chosen != "dredc":
+        drop_counters(update)   # only consecutive DRed^c updates keep them current
+    for stratum in update.reasoning.program.strata if chosen != "remat" else ():
+        if untouched(update, stratum):
+            continue
+        if chosen == "dred":
+            dred_stratum(update, stratum)
+        elif chosen == "dredc":
+            dredc_stratum(update, stratum)
+        else:
+            fbf_stratum(update, stratum, None if chosen == "bf" else FBF_BUDGET)
+    if chosen == "remat":
+        rematerialise(update)
+    result.algorithm = chosen
+    result.overdeleted = {p: n for p, n in update.overdeleted.items() if n}
+    collect_changes(update, result)
+    compact_if_worthwhile(update)
+    return result
+
+
+def untouched(update: Update, stratum) -> bool:
+    """No explicit change to the stratum's predicates and no change to anything its rules read:
+    nothing in it can change (the common case for most strata of a small update)."""
+    if any(prefix + p in update.scratch for p in stratum.predicates for prefix in (ADD_PREFIX, DELETE_PREFIX)):
+        return False
+    lost, gained = lower_changes(update, stratum, stratum.rules)
+    return not lost and not gained
+
+
+def choose(update: Update, algorithm: str) -> str:
+    """The algorithm to run: as asked, except that DRed and FBF need aggregates outside recursion."""
+    if algorithm == "remat":
+        return "remat"
+    if any(info.aggregates for s in update.reasoning.program.strata for info in s.recursive):
+        if algorithm != "auto":
+            raise MaintenanceUnsupported(f"{algorithm} cannot maintain a recursive rule with an aggregate; "
+                                         "use algorithm='remat' (or 'auto')")
+        return "remat"
+    return choose_automatically(update) if algorithm == "auto" else algorithm
+
+
+REMAT_FRACTION = 0.001
+"""Past this fraction of the explicit facts changed, rematerialising from scratch is cheaper: the
+break-even points measured in docs/maintenance-benchmarks.md lie at 0.01-0.1% of the explicit facts
+(LUBM-like, Claros-like, RS2, DAG-R), because the vectorised materialisation is fast."""
+
+
+def choose_automatically(update: Update) -> str:
+    """The policy of docs/maintenance.md, from cheap estimates: rematerialise past the measured
+    break-even fraction of changed explicit facts, else DRed (measured no slower than FBF/B/F on
+    LUBM-like data and much faster on cliques, where backward chaining explores everything)."""
+    program, backend = update.reasoning.program, update.backend
+    plus = {n[1:]: update.count(n, View()) for n in update.scratch if n[0] == ADD_PREFIX and ":" not in n}
+    minus = {n[1:]: update.count(n, View()) for n in update.scratch if n[0] == DELETE_PREFIX and ":" not in n}
+    explicit = sum(backend.count(relation=explicit_store(update, p)) for p in update.reasoning.arities
+                   if p in program.edb or explicit_relation(p) in backend.relations())
+    changed = sum(plus.values()) + sum(minus.values())
+    if explicit and changed > REMAT_FRACTION * explicit:
+        return "remat"
+    return "dred"
+
+
+# ---- explicit changes ------------------------------------------------------------------------
+
+def explicit_store(update: Update, predicate: str) -> str:
+    """Where E of a predicate lives: its own relation if rules derive it, else the relation itself."""
+    if predicate in update.reasoning.program.idb:
+        name = explicit_relation(predicate)
+        update.backend.create_relation(relation=name, arity=update.reasoning.arities[predicate])
+        return name
+    return predicate
+
+
+def stage_explicit_changes(update: Update, add, delete, result: UpdateResult) -> None:
+    """Load E⁺ and E⁻ into scratch relations, normalised against E and each other."""
+    backend, g0 = update.backend, update.views.g0
+    for predicate in sorted(set(add) | set(delete)):
+        arity = update.reasoning.arities[predicate]
+        raw_add = update.scratch_relation(f"+raw:{predicate}", arity)
+        raw_delete = update.scratch_relation(f"-raw:{predicate}", arity)
+        if predicate in add:
+            backend.load(relation=raw_add, table=add[predicate], generation=g0)
+        if predicate in delete:
+            backend.load(relation=raw_delete, table=delete[predicate], generation=g0)
+        stage_predicate(update, predicate, arity, raw_add, raw_delete, result)
+
+
+def stage_predicate(update: Update, predicate: str, arity: int, raw_add: str, raw_delete: str,
+                    result: UpdateResult) -> None:
+    on = tuple(f"c{i}" for i in range(arity))
+    known = tuples_of(explicit_store(update, predicate), arity)
+    plus = update.scratch_relation(ADD_PREFIX + predicate, arity)
+    minus = update.scratch_relation(DELETE_PREFIX + predicate, arity)
+    g0 = update.views.g0
+    update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add, arity), known, on), generation=g0)
+    really_deleted = ir.AntiJoin(ir.SemiJoin(tuples_of(raw_delete, arity), known, on), tuples_of(raw_add, arity), on)
+    update.backend.insert(relation=minus, plan=really_deleted, generation=g0)
+    result.ignored_additions[predicate] = update.count(raw_add, View()) - update.count(plus, View())
+    result.ignored_deletions[predicate] = update.count(raw_delete, View()) - update.count(minus, View())
+
+
+def apply_explicit_changes(update: Update) -> None:
+    """E := (E \\ E⁻) ∪ E⁺; predicates no rule derives change right here, before every stratum."""
+    reasoning, backend = update.reasoning, update.backend
+    deleting, adding = reasoning.tick(), reasoning.tick()
+    for name in sorted(update.scratch):
+        if not name.startswith((ADD_PREFIX, DELETE_PREFIX)) or ":" in name:
+            continue
+        predicate, arity = name[1:], reasoning.arities[name[1:]]
+        store = explicit_store(update, predicate)
+        if name.startswith(DELETE_PREFIX):
+            backend.delete(relation=store, plan=tuples_of(name, arity), generation=deleting)
+        else:
+            backend.insert(relation=store, plan=tuples_of(name, arity), generation=adding,
+                           revive_since=update.views.g0)
+
+
+# ---- rematerialisation -----------------------------------------------------------------------
+
+def rematerialise(update: Update) -> None:
+    """Set the derived predicates' relations aside, start them afresh from the explicit facts and
+    materialise; the old relations stay (as scratch) until the changes are read off."""
+    from deltalog.algorithms.seminaive import materialise
+    reasoning, backend = update.reasoning, update.backend
+    started = time.perf_counter()
+    generation = reasoning.tick()
+    for predicate in sorted(reasoning.program.idb):
+        arity = reasoning.arities[predicate]
+        backend.rename(relation=predicate, to=OLD_PREFIX + predicate)
+        update.scratch.add(OLD_PREFIX + predicate)
+        backend.create_relation(relation=predicate, arity=arity)
+        explicit = explicit_relation(predicate)
+        if explicit in backend.relations():
+            backend.insert(relation=predicate, plan=tuples_of(explicit, arity), generation=generation)
+    materialise(reasoning)
+    reasoning.record_phase("rematerialisation", 0, 0, time.perf_counter() - started)
+
+
+OLD_PREFIX = "old:"
+
+
+def restore_set_aside(update: Update) -> None:
+    """After a failed rematerialisation: put the set-aside relations back."""
+    for name in [n for n in update.scratch if n.startswith(OLD_PREFIX)]:
+        predicate = name[len(OLD_PREFIX):]
+        update.backend.drop(relation=predicate)
+        update.backend.rename(relation=name, to=predicate)
+        update.scratch.discard(name)
+
+
+# ---- results ---------------------------------------------------------------------------------
+
+def collect_changes(update: Update, result: UpdateResult) -> None:
+    """The net changes: facts of the old state that are gone, and facts of the new one that are new."""
+    v, backend = update.views, update.backend
+    for predicate, arity in sorted(update.reasoning.arities.items()):
+        on = tuple(f"c{i}" for i in range(arity))
+        now = tuples_of(predicate, arity)
+        if OLD_PREFIX + predicate in update.scratch:   # rematerialised: compare with the set-aside relation
+            before = tuples_of(OLD_PREFIX + predicate, arity)
+            gone, new, maybe_gone, maybe_new = ir.AntiJoin(before, now, on), ir.AntiJoin(now, before, on), True, True
+        else:
+            gone = ir.AntiJoin(tuples_of(predicate, arity, v.deleted), now, on)
+            new = ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.old), on)
+            maybe_gone, maybe_new = update.removed(predicate), update.added(predicate)
+        if maybe_gone and (frame := backend.evaluate(plan=ir.Distinct(gone))).height:
+            result.removed[predicate] = frame
+        if maybe_new and (frame := backend.evaluate(plan=ir.Distinct(new))).height:
+            result.added[predicate] = frame
+
+
+def compact_if_worthwhile(update: Update) -> None:
+    """Drop deleted rows once they are at least half of a relation."""
+    backend = update.backend
+    for relation in backend.relations():
+        dead = backend.deleted_rows(relation=relation)
+        if dead and 2 * dead >= backend.count(relation=relation, visible=-1):
+            backend.compact(relation=relation)
