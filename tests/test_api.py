@@ -70,11 +70,38 @@ def test_query_errors_are_typed(backend_name):
         r.query("path(X,")
 
 
-def test_loading_after_materialise_is_refused_until_maintenance_lands(backend_name):
-    r = Reasoner(TC, backend=backend_name)
+def test_loading_after_materialise_is_an_incremental_update(backend_name):
+    r = Reasoner(TC + "edge(1, 2).", backend=backend_name)
     r.materialise()
-    with pytest.raises(InputError, match="materialise"):
-        r.load("edge", [(1, 2)])
+    assert r.load("edge", [(2, 3)]) == 1
+    assert sorted(r.relation("path").rows()) == [(1, 2), (1, 3), (2, 3)]
+
+
+def test_update_returns_what_changed_and_counts_no_ops(backend_name):
+    r = Reasoner(TC + "edge(1, 2). edge(2, 3).", backend=backend_name)
+    r.materialise()
+    result = r.update(add={"edge": [(3, 4), (2, 3)]}, delete={"edge": [(1, 2), (9, 9)], "path": [(1, 3)]})
+    assert sorted(result.added["path"].rows()) == [(2, 4), (3, 4)]
+    assert sorted(result.removed["path"].rows()) == [(1, 2), (1, 3)]
+    assert result.ignored_additions["edge"] == 1 and result.ignored_deletions["edge"] == 1
+    assert result.ignored_deletions["path"] == 1, "deleting a derived-only fact is a no-op"
+    assert sorted(r.relation("path").rows()) == [(2, 3), (2, 4), (3, 4)]
+
+
+def test_adding_and_deleting_the_same_fact_keeps_it(backend_name):
+    r = Reasoner(TC + "edge(1, 2).", backend=backend_name)
+    r.materialise()
+    result = r.update(add={"edge": [(1, 2)]}, delete={"edge": [(1, 2)]})
+    assert result.ignored_deletions["edge"] == 1 and not result.removed
+    assert r.relation("path").rows() == [(1, 2)]
+
+
+def test_failed_update_changes_nothing(backend_name):
+    r = Reasoner(TC + "edge(1, 2).", backend=backend_name)
+    r.materialise()
+    with pytest.raises(InputError):
+        r.update(add={"edge": [(2, 3)]}, delete={"path": [(1, 2, 3)]})
+    assert sorted(r.relation("path").rows()) == [(1, 2)]
 
 
 def test_write_is_atomic_and_complete(tmp_path, backend_name):

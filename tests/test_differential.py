@@ -19,7 +19,7 @@ def with_facts(program: Program, facts) -> Program:
 def engine_materialise(program: Program, facts, backend: str) -> dict[str, set]:
     reasoner = Reasoner(with_facts(program, facts), backend=backend)
     reasoner.materialise()
-    return {p: reasoner.backend.typed_rows(relation=p) for p in reasoner.backend.relations()}
+    return {p: reasoner.backend.typed_rows(relation=p) for p in reasoner.predicates()}
 
 
 def nonempty(materialisation) -> dict[str, set]:
@@ -41,5 +41,5 @@ def test_parsed_text_gives_the_same_result(backend_name, case):
     text = str(with_facts(program, facts))
     reasoner = Reasoner(text, backend=backend_name)
     reasoner.materialise()
-    got = {p: reasoner.backend.typed_rows(relation=p) for p in reasoner.backend.relations()}
+    got = {p: reasoner.backend.typed_rows(relation=p) for p in reasoner.predicates()}
     assert nonempty(got) == nonempty(naive_materialise(program, facts))

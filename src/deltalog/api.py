@@ -19,7 +19,10 @@ from typing import Any, Iterable, Mapping
 import polars as pl
 
 from deltalog.algorithms.context import Reasoning, Stats
+from deltalog.algorithms.maintain import UpdateResult, apply_update
+from deltalog.algorithms.offload import default_policy
 from deltalog.algorithms.seminaive import materialise
+from deltalog.algorithms.update import explicit_relation
 from deltalog.analysis import analyse
 from deltalog.backends.base import Backend
 from deltalog.errors import InputError, QueryError
@@ -46,7 +49,10 @@ def make_backend(backend: str | Backend) -> Backend:
     if backend == "local":
         from deltalog.backends.local.backend import LocalBackend
         return LocalBackend()
-    raise ValueError(f"unknown backend {backend!r} (available: local)")
+    if backend == "spark":
+        from deltalog.backends.spark.backend import SparkBackend
+        return SparkBackend()
+    raise ValueError(f"unknown backend {backend!r} (available: local, spark)")
 
 
 def read_program(program: str | os.PathLike | Program) -> tuple[Program, str | None, Path | None]:
@@ -64,16 +70,40 @@ class Reasoner:
     """A program plus facts; ``materialise()`` computes every consequence, ``query`` and ``relation`` read it."""
 
     def __init__(self, program: str | os.PathLike | Program, *, backend: str | Backend = "local",
-                 extra_arities: Mapping[str, int] | None = None) -> None:
+                 extra_arities: Mapping[str, int] | None = None, offload: Any = "auto",
+                 restore: Mapping[str, Any] | None = None) -> None:
+        """``restore``: a store manifest (deltalog/store.py) whose state the backend already holds."""
         self.program, self.source, self.base_dir = read_program(program)
+        if restore is not None:
+            extra_arities = {**dict(extra_arities or {}), **restore["arities"]}
         self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}))
         self.backend = make_backend(backend)
+        # strata small enough run on an embedded backend (algorithms/offload.py); None: never
+        self.offload = default_policy(self.backend) if offload == "auto" else offload
         self.reasoning = Reasoning(self.analysed, self.backend)
         self._materialised = False
         self._arities = dict(self.analysed.arities)
         for predicate, arity in self._arities.items():
             self.backend.create_relation(relation=predicate, arity=arity)
-        self._load_program_facts()
+        if restore is None:
+            self._load_program_facts()
+        else:
+            self.reasoning.generation = int(restore["generation"])
+            self._materialised = True
+
+    @classmethod
+    def open(cls, store: str | os.PathLike) -> "Reasoner":
+        """The reasoner saved in a store directory (see ``save`` and ``deltalog init``)."""
+        from deltalog.store import open_store
+        return open_store(store)
+
+    def save(self, store: str | os.PathLike, *, event: Mapping[str, Any] | None = None) -> None:
+        """Save program, facts and materialisation as a store directory, atomically (local backend)."""
+        from deltalog.store import save_store
+        if not self._materialised:
+            self.materialise()
+        text = self.source if self.source is not None else str(self.program)
+        save_store(self, store, text, dict(event or {"event": "save"}))
 
     # ---- loading -------------------------------------------------------------------------------
 
@@ -83,8 +113,9 @@ class Reasoner:
             by_predicate.setdefault(fact.atom.predicate, []).append(fact.atom.terms)
         for predicate, rows in by_predicate.items():
             names = tuple(f"c{i}" for i in range(self._arities[predicate]))
-            self.backend.insert(relation=predicate, plan=ir.Values(names, tuple(rows)),
-                                generation=FACTS_GENERATION)
+            for relation in self._stores(predicate):
+                self.backend.insert(relation=relation, plan=ir.Values(names, tuple(rows)),
+                                    generation=FACTS_GENERATION)
         for directive in self.program.inputs:
             path = Path(directive.path)
             if not path.is_absolute() and self.base_dir is not None:
@@ -92,40 +123,94 @@ class Reasoner:
             self.load(directive.predicate, path, format=directive.format)
 
     def load(self, predicate: str, data: Any, *, format: str | None = None) -> int:
-        """Add explicit facts of one predicate from a file path, a Polars/pandas/Arrow table or tuples."""
-        self._check_not_materialised()
+        """Add explicit facts of one predicate from a file path, a Polars/pandas/Arrow table or tuples
+        (after ``materialise()``, this is an incremental update). On the Spark backend, a Spark DataFrame
+        is typed and stored on the executors."""
+        if type(data).__module__.startswith("pyspark.") and not self._materialised:
+            return self.load_frames({predicate: data})
         table = as_table(data, format=format, arity=self._arities.get(predicate))
-        return self._store(predicate, table)
+        return self.load_tables({predicate: table})
+
+    def load_frames(self, frames: Mapping[str, Any], *, source: str = "the data", tagged: bool = False) -> int:
+        """Add Spark DataFrames of facts (Spark backend only; ``tagged``: already in the backend's
+        physical form), all arities checked before anything is stored."""
+        for predicate, frame in frames.items():
+            self._check_arity(predicate, len(frame.columns), source)
+        added = 0
+        for predicate, frame in frames.items():
+            self._declare(predicate, len(frame.columns))
+            for relation in self._stores(predicate):
+                stored = self.backend.load_frame(relation=relation, data=frame, generation=FACTS_GENERATION,
+                                                  tagged=tagged)
+            added += stored
+        return added
 
     def load_tables(self, tables: Mapping[str, pl.DataFrame], *, source: str = "the data") -> int:
         """Add several predicates' facts at once; all arities are checked before anything is stored."""
-        self._check_not_materialised()
         for predicate, table in tables.items():
             self._check_arity(predicate, table.width, source)
+        if self._materialised:
+            result = self.update(add=tables)
+            return sum(frame.height for p, frame in result.added.items() if p in tables)
         return sum(self._store(p, t) for p, t in tables.items())
 
     def load_directory(self, directory: str | os.PathLike, *, rdf_predicates: bool = False) -> int:
         """Add every fact file of a directory (DIR/p.tsv, p.csv, p.parquet, p.facts, *.nt, *.ttl)."""
+        if self.backend.name == "spark" and not self._materialised:   # read on the executors
+            from deltalog.backends.spark.io import read_facts_dir as read_with_spark
+            frames = read_with_spark(self.backend.spark, str(directory), arities=self._arities,
+                                     rdf_predicates=rdf_predicates)
+            return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
         from deltalog.io.readers import read_facts_dir
         tables = read_facts_dir(directory, rdf_predicates=rdf_predicates)
         return self.load_tables(tables, source=f"the files of {Path(directory)}")
 
     def _store(self, predicate: str, table: pl.DataFrame) -> int:
-        self._check_arity(predicate, table.width)
+        self._declare(predicate, table.width)
+        added = 0
+        for relation in self._stores(predicate):
+            added = self.backend.load(relation=relation, table=table, generation=FACTS_GENERATION)
+        return added
+
+    def _declare(self, predicate: str, arity: int) -> None:
+        """Make a relation for a predicate only the data mentions."""
+        self._check_arity(predicate, arity)
         if predicate not in self._arities:
-            self._arities[predicate] = table.width
-            self.backend.create_relation(relation=predicate, arity=table.width)
-        return self.backend.load(relation=predicate, table=table, generation=FACTS_GENERATION)
+            self._arities[predicate] = self.reasoning.arities[predicate] = arity
+            self.backend.create_relation(relation=predicate, arity=arity)
+
+    def _stores(self, predicate: str) -> list[str]:
+        """Where explicit facts go: the relation, and for a predicate rules also derive, its E relation."""
+        if predicate not in self.analysed.idb:
+            return [predicate]
+        explicit = explicit_relation(predicate)
+        self.backend.create_relation(relation=explicit, arity=self._arities[predicate])
+        return [explicit, predicate]
 
     def _check_arity(self, predicate: str, width: int, source: str = "the data") -> None:
         known = self._arities.get(predicate)
         if known is not None and known != width:
             raise InputError(f"{predicate} has arity {known} in the program, but {source} give it {width} columns")
 
-    def _check_not_materialised(self) -> None:
-        if self._materialised:
-            raise InputError("facts cannot be added after materialise() yet: build a new Reasoner "
-                             "(incremental updates are tracked in issue #4)")
+    def update(self, *, add: Mapping[str, Any] | None = None, delete: Mapping[str, Any] | None = None,
+               algorithm: str = "auto") -> UpdateResult:
+        """Add and delete explicit facts (tables, paths or tuples per predicate) and bring the
+        materialisation up to date incrementally; returns the facts added and removed per predicate.
+        All or nothing: a bad batch (e.g. an arity clash) or a failure changes nothing."""
+        add_tables = self._tables(add or {})
+        delete_tables = self._tables(delete or {})
+        if not self._materialised:
+            self.materialise()
+        for predicate, table in list(add_tables.items()) + list(delete_tables.items()):
+            self._declare(predicate, table.width)
+        return apply_update(self.reasoning, add_tables, delete_tables, algorithm)
+
+    def _tables(self, data: Mapping[str, Any]) -> dict[str, pl.DataFrame]:
+        """Decoded tables for an update, every arity checked before anything changes."""
+        tables = {p: as_table(d, arity=self._arities.get(p)) for p, d in data.items()}
+        for predicate, table in tables.items():
+            self._check_arity(predicate, table.width)
+        return tables
 
     # ---- reasoning and reading -----------------------------------------------------------------
 
@@ -133,24 +218,28 @@ class Reasoner:
         """Compute every fact that follows from the program and the loaded facts."""
         before = self.fact_count()
         if not self._materialised:
-            materialise(self.reasoning, progress=progress)
+            materialise(self.reasoning, progress=progress, offload=self.offload)
             self._materialised = True
         stats = self.reasoning.stats
         return Summary(self.fact_count() - before, stats.seconds, stats)
 
+    def predicates(self) -> dict[str, int]:
+        """Every predicate of the program and the data, with its arity."""
+        return dict(self._arities)
+
     def fact_count(self) -> int:
-        return sum(self.backend.count(relation=p) for p in self.backend.relations())
+        return sum(self.backend.count(relation=p) for p in self._arities)
 
     def relation(self, predicate: str) -> pl.DataFrame:
         """All facts of a predicate (explicit and derived), columns c0..ck."""
-        if predicate not in self.backend.relations():
+        if predicate not in self._arities:
             raise QueryError(f"unknown predicate {predicate!r}")
         return self.backend.read(relation=predicate)
 
     def query(self, atom: str) -> pl.DataFrame:
         """Answers to a query atom such as ``path(1, Y)``: one column per named variable."""
         parsed = parse_atom(atom)
-        arity = self.backend.relations().get(parsed.predicate)
+        arity = self._arities.get(parsed.predicate)
         if arity is None:
             raise QueryError(f"unknown predicate {parsed.predicate!r}", parsed.span)
         if arity != parsed.arity:

@@ -19,6 +19,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_inputs(run)
     run.add_argument("--out", required=True, help="directory for OUT/<predicate>.<format>")
     run.add_argument("--format", choices=("tsv", "csv", "parquet"), default="tsv")
+    run.add_argument("--distributed", action="store_true", help="Spark: write with the executors, as "
+                     "OUT/predicate=<p>/ (Parquet, one dataset) or OUT/<p>/ (CSV, TSV) of part files")
     run.add_argument("--stats", action="store_true", help="print per-stratum and per-rule statistics")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
     query = commands.add_parser("query", help="materialise, then print the answers to a query atom")
@@ -29,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     graph = commands.add_parser("graph", help="print the predicate dependency graph and strata")
     graph.add_argument("program")
     graph.add_argument("--dot", metavar="FILE", help="write Graphviz DOT to FILE ('-' for stdout)")
+    from deltalog.cli_store import add_store_commands
+    add_store_commands(commands)
     return parser
 
 
@@ -37,13 +41,20 @@ def _add_inputs(command: argparse.ArgumentParser) -> None:
     command.add_argument("--facts", metavar="DIR", help="directory of fact files (p.tsv, p.csv, p.parquet, *.nt)")
     command.add_argument("--rdf-predicates", action="store_true",
                          help="load RDF files as one binary predicate per property instead of triple(S, P, O)")
-    command.add_argument("--backend", default="local", choices=("local",), help="execution backend")
+    command.add_argument("--backend", default="local", choices=("local", "spark"), help="execution backend")
+    spark = command.add_argument_group("Spark backend (--backend spark)")
+    spark.add_argument("--master", help="Spark master URL (default local[2])")
+    spark.add_argument("--driver-memory", help="JVM heap of the Spark driver, e.g. 8g (default 4g)")
+    spark.add_argument("--checkpoint-dir", help="use reliable checkpoints in this directory (for clusters)")
+    spark.add_argument("--offload-rows", type=int, help="run strata whose inputs hold at most this many rows "
+                       "on the driver's embedded backend (default 2,000,000; 0: never)")
 
 
 def main(argv: list[str] | None = None) -> int:
+    from deltalog.cli_store import STORE_COMMANDS
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        return {**COMMANDS, **STORE_COMMANDS}[args.command](args)
     except DeltalogError as error:
         print(error.render(_source_of(error, args)), file=sys.stderr)
         return EXIT_USER_ERROR
@@ -62,12 +73,27 @@ def _source_of(error: DeltalogError, args) -> str | None:
 
 def _reasoner(args, console=None):
     from deltalog.api import Reasoner
-    reasoner = Reasoner(Path(args.program), backend=args.backend)
+    reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args))
     if args.facts:
         loaded = reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
         if console is not None:
             console.log(f"loaded {loaded:,} facts from {args.facts}")
     return reasoner
+
+
+def _backend(args):
+    if args.backend != "spark":
+        return args.backend
+    from deltalog.backends.spark.backend import SparkBackend
+    return SparkBackend(master=args.master, driver_memory=args.driver_memory, checkpoint_dir=args.checkpoint_dir,
+                        checkpoint="reliable" if args.checkpoint_dir else "local")
+
+
+def _offload(args):
+    if args.offload_rows is None:
+        return "auto"
+    from deltalog.algorithms.offload import OffloadPolicy
+    return OffloadPolicy(args.offload_rows) if args.offload_rows > 0 else None
 
 
 def cmd_run(args) -> int:
@@ -77,7 +103,13 @@ def cmd_run(args) -> int:
     reasoner = _reasoner(args, console)
     with Progress(console, len(reasoner.analysed.strata)) as progress:
         summary = reasoner.materialise(progress=progress.advance)
-    written = reasoner.write(args.out, format=args.format)
+    if args.distributed:
+        if args.backend != "spark":
+            raise DeltalogError("--distributed needs --backend spark")
+        written = reasoner.derived_predicates()
+        reasoner.backend.write_datasets(relations=written, out=args.out, format=args.format)
+    else:
+        written = reasoner.write(args.out, format=args.format)
     if console is not None:
         console.log(f"derived {summary.derived:,} facts in {summary.seconds:.2f} s; "
                     f"wrote {len(written)} predicates to {args.out} ({time.perf_counter() - started:.2f} s total)")

@@ -1,0 +1,113 @@
+"""The store commands of the CLI: ``init``, ``update``, ``export`` and ``stats`` over a persistent store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from deltalog.algorithms.maintain import ALGORITHMS
+
+
+def add_store_commands(commands) -> None:
+    init = commands.add_parser("init", help="create a store: a program, its facts and their materialisation")
+    init.add_argument("store", help="the store directory to create")
+    init.add_argument("program", help="the program file (.dl)")
+    init.add_argument("--facts", metavar="DIR", help="directory of fact files")
+    init.add_argument("--rdf-predicates", action="store_true", help="RDF as one predicate per property")
+    update = commands.add_parser("update", help="add and delete facts, keeping the materialisation exact")
+    update.add_argument("store")
+    update.add_argument("--add", metavar="DIR", help="fact files to add (same layout as --facts)")
+    update.add_argument("--delete", metavar="DIR", help="fact files to delete")
+    update.add_argument("--algorithm", choices=ALGORITHMS, default="auto")
+    update.add_argument("--stats", action="store_true", help="print per-phase statistics")
+    export = commands.add_parser("export", help="write the store's derived predicates (or --all)")
+    export.add_argument("store")
+    export.add_argument("--out", required=True)
+    export.add_argument("--format", choices=("tsv", "csv", "parquet"), default="tsv")
+    export.add_argument("--all", action="store_true", help="every predicate, explicit ones included")
+    stats = commands.add_parser("stats", help="facts per predicate and the store's update history")
+    stats.add_argument("store")
+
+
+def cmd_init(args) -> int:
+    from deltalog.api import Reasoner
+    store = Path(args.store)
+    if (store / "CURRENT").exists():
+        print(f"error: {store} is a store already", file=sys.stderr)
+        return 2
+    reasoner = Reasoner(Path(args.program))
+    loaded = reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates) if args.facts else 0
+    summary = reasoner.materialise()
+    reasoner.save(store, event={"event": "init", "loaded": loaded, "derived": summary.derived})
+    print(f"created {store}: {loaded:,} facts loaded, {summary.derived:,} derived in {summary.seconds:.2f} s")
+    return 0
+
+
+def read_changes(directory: str | None, arities) -> dict:
+    if not directory:
+        return {}
+    from deltalog.io.readers import read_facts_dir
+    return read_facts_dir(directory)
+
+
+def cmd_update(args) -> int:
+    from deltalog.api import Reasoner
+    started = time.perf_counter()
+    reasoner = Reasoner.open(args.store)
+    add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
+    result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm)
+    event = {"event": "update", "algorithm": result.algorithm, "seconds": result.seconds,
+             "added": {p: f.height for p, f in result.added.items()},
+             "removed": {p: f.height for p, f in result.removed.items()}}
+    reasoner.save(args.store, event=event)
+    print_update(result, time.perf_counter() - started)
+    if args.stats:
+        print_phases(reasoner)
+    return 0
+
+
+def print_update(result, total: float) -> None:
+    added = sum(f.height for f in result.added.values())
+    removed = sum(f.height for f in result.removed.values())
+    print(f"{result.algorithm}: +{added:,} -{removed:,} facts in {result.seconds:.3f} s ({total:.2f} s with I/O)")
+    for predicate in sorted(set(result.added) | set(result.removed)):
+        plus = result.added.get(predicate)
+        minus = result.removed.get(predicate)
+        print(f"  {predicate}: +{0 if plus is None else plus.height:,} -{0 if minus is None else minus.height:,}")
+    ignored = {p: n for p, n in result.ignored_additions.items() if n}
+    skipped = {p: n for p, n in result.ignored_deletions.items() if n}
+    if ignored or skipped:
+        print(f"  no-ops: {sum(ignored.values())} additions of existing facts, "
+              f"{sum(skipped.values())} deletions of absent or derived-only facts")
+
+
+def print_phases(reasoner) -> None:
+    print("phase                 rule instances        facts     seconds")
+    for phase, entry in reasoner.reasoning.stats.phases.items():
+        print(f"{phase:<20} {entry.instances:>15,} {entry.facts:>12,} {entry.seconds:>11.3f}")
+
+
+def cmd_export(args) -> int:
+    from deltalog.api import Reasoner
+    reasoner = Reasoner.open(args.store)
+    chosen = sorted(reasoner.predicates()) if args.all else None
+    written = reasoner.write(args.out, format=args.format, predicates=chosen)
+    print(f"wrote {len(written)} predicates to {args.out}")
+    return 0
+
+
+def cmd_stats(args) -> int:
+    from deltalog.api import Reasoner
+    reasoner = Reasoner.open(args.store)
+    for predicate, arity in sorted(reasoner.predicates().items()):
+        kind = "derived" if predicate in reasoner.analysed.idb else "explicit"
+        print(f"{predicate}/{arity}\t{reasoner.backend.count(relation=predicate):,}\t{kind}")
+    for entry in getattr(reasoner, "store_history", []):
+        details = {k: v for k, v in entry.items() if k not in ("event", "time")}
+        print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(entry['time']))}  {entry['event']}  {details}")
+    return 0
+
+
+STORE_COMMANDS = {"init": cmd_init, "update": cmd_update, "export": cmd_export, "stats": cmd_stats}
