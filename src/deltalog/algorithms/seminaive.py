@@ -29,12 +29,19 @@ def seminaive_modules(stratum: Stratum) -> list[Module]:
     return [SeminaiveModule(stratum.recursive, stratum.predicates)]
 
 
+Offload = Callable[[Reasoning, Stratum, Sequence[Module]], "StratumStats | None"]
+
+
 def materialise(reasoning: Reasoning, modules_for: ModuleFactory = seminaive_modules,
-                progress: Callable[[StratumStats], None] | None = None) -> None:
-    """Compute mat(Π, E) into the backend's relations, stratum by stratum."""
+                progress: Callable[[StratumStats], None] | None = None, offload: Offload | None = None) -> None:
+    """Compute mat(Π, E) into the backend's relations, stratum by stratum. ``offload`` (see
+    algorithms/offload.py) may take a stratum elsewhere and return its statistics, or decline with None."""
     started = time.perf_counter()
     for stratum in reasoning.program.strata:
-        stats = materialise_stratum(reasoning, stratum, modules_for(stratum))
+        modules = modules_for(stratum)
+        stats = offload(reasoning, stratum, modules) if offload is not None else None
+        if stats is None:
+            stats = materialise_stratum(reasoning, stratum, modules)
         if progress is not None:
             progress(stats)
     reasoning.stats.seconds += time.perf_counter() - started

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, MutableMapping
+from typing import TYPE_CHECKING, Any, MutableMapping
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node
@@ -17,6 +16,9 @@ from deltalog.backends.local.codec import decode_frame, encode_series
 from deltalog.backends.tagged import ids_of_tagged, tagged_of_ids
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
 from deltalog.backends.local.memory import small_pages
+
+if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup
+    import pyarrow as pa
 
 
 class LocalBackend:
@@ -89,6 +91,7 @@ class LocalBackend:
 
     def count(self, *, relation: str, since: int = 0, until: int | None = None,
               visible: int | None = None, deleted: tuple[int, int | None] | None = None) -> int:
+        import pyarrow as pa
         stored = self._relations[relation]
         lo, hi = stored.rows_for(since, until)
         return stored.count(lo, hi, visible, deleted)

@@ -15,8 +15,12 @@ DEFAULTS = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.caseSensitive": "true",          # variables X and x are different columns
     "spark.sql.adaptive.enabled": "true",
+    # constraint propagation fails on unions of chunks ("key not found" in UnionBase.rewriteConstraints)
+    # and costs much optimiser time on the long CASE expressions of tagged values
+    "spark.sql.constraintPropagation.enabled": "false",
     "spark.sql.autoBroadcastJoinThreshold": str(32 * 2**20),
     "spark.driver.extraJavaOptions": "-XX:+UseG1GC",
+    "spark.executorEnv.PYTHONWARNINGS": "ignore::FutureWarning",   # pandas 3 nags in every Python worker
 }
 _lock = threading.Lock()
 
@@ -40,7 +44,8 @@ def get_session(*, master: str | None = None, driver_memory: str | None = None,
             return active
         master = master or os.environ.get("DELTALOG_SPARK_MASTER", "local[2]")
         builder = SparkSession.builder.appName("deltalog").master(master)
-        settings = {**DEFAULTS, "spark.sql.shuffle.partitions": str(shuffle or shuffle_partitions(master)),
+        shuffle = shuffle or int(os.environ.get("DELTALOG_SPARK_SHUFFLE_PARTITIONS", 0)) or shuffle_partitions(master)
+        settings = {**DEFAULTS, "spark.sql.shuffle.partitions": str(shuffle),
                     "spark.driver.memory": driver_memory or os.environ.get("DELTALOG_SPARK_DRIVER_MEMORY", "4g"),
                     **(config or {})}
         for key, value in settings.items():

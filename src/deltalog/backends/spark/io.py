@@ -1,0 +1,246 @@
+"""Reading fact files with Spark on the executors (Parquet, CSV/TSV, N-Triples) and writing results atomically.
+
+Cells are typed exactly as the embedded readers type them (docs/semantics.md), but by Spark
+expressions, so no file passes through the driver. Paths may be anything Spark reads
+(local, HDFS, S3...): directories are listed and renamed with Hadoop's FileSystem API.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from pyspark.sql import DataFrame, SparkSession, functions as F
+from pyspark.sql.types import StringType
+
+from deltalog.errors import InputError
+from deltalog.io.rdf import FLOAT_TYPES, INT_TYPES, _ESCAPE, _local_name, _unescape_one, _unique_name
+from deltalog.io.writers import PREDICATE_RE
+from deltalog.backends.spark.codec import tag_cells, tag_frame
+from deltalog.backends.spark.errors import translated
+from deltalog.backends.spark.expressions import tag_double, tag_long
+
+TABLE_FORMATS = {"tsv": "tsv", "facts": "tsv", "csv": "csv", "parquet": "parquet"}
+RDF_FORMATS = ("nt",)
+_IRI, _BNODE = r"<[^>]*>", r"_:\S+"
+_LITERAL = r'"(?:[^"\\]|\\.)*"(?:@[A-Za-z0-9-]+|\^\^<[^>]*>)?'
+TRIPLE = rf"^\s*({_IRI}|{_BNODE})\s+({_IRI})\s+({_IRI}|{_BNODE}|{_LITERAL})\s*\.\s*(?:#.*)?$"
+
+
+class Files:
+    """Hadoop FileSystem access through the session's JVM (works for file:, hdfs:, s3a: ...)."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.jvm, self.conf = spark._jvm, spark._jsc.hadoopConfiguration()
+
+    def path(self, text: str):
+        return self.jvm.org.apache.hadoop.fs.Path(text)
+
+    def fs(self, text: str):
+        return self.path(text).getFileSystem(self.conf)
+
+    def exists(self, text: str) -> bool:
+        return bool(self.fs(text).exists(self.path(text)))
+
+    def is_dir(self, text: str) -> bool:
+        return self.exists(text) and bool(self.fs(text).getFileStatus(self.path(text)).isDirectory())
+
+    def files(self, text: str) -> list[str]:
+        """The files directly in a directory, sorted by name."""
+        found = [s.getPath().toString() for s in self.fs(text).listStatus(self.path(text)) if s.isFile()]
+        return sorted(found, key=lambda p: p.rsplit("/", 1)[-1])
+
+    def rename(self, source: str, target: str) -> bool:
+        return bool(self.fs(source).rename(self.path(source), self.path(target)))
+
+    def delete(self, text: str) -> None:
+        self.fs(text).delete(self.path(text), True)
+
+
+def _name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _suffix(path: str) -> str:
+    name = _name(path)
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+def read_table(spark: SparkSession, path: str, *, format: str | None = None, arity: int | None = None) -> DataFrame:
+    """One fact file (or a directory of part files) as tagged columns c0..ck, typed on the executors."""
+    fmt = format or TABLE_FORMATS.get(_suffix(path))
+    if fmt not in ("tsv", "facts", "csv", "parquet"):
+        raise InputError(f"cannot tell the format of {path} from its extension (use .tsv, .facts, .csv, .parquet)")
+    if not Files(spark).exists(path):
+        raise InputError(f"no such file: {path}")
+    with translated():
+        if fmt == "parquet":
+            return _parquet(spark, path, arity)
+        return _text(spark, path, "," if fmt == "csv" else "\t", fmt == "csv", arity)
+
+
+def _parquet(spark: SparkSession, path: str, arity: int | None) -> DataFrame:
+    frame = spark.read.parquet(path)
+    if arity is not None and len(frame.columns) != arity:
+        raise InputError(f"table has {len(frame.columns)} columns, expected {arity}", _span(path))
+    return tag_frame(frame)
+
+
+def _span(path: str):
+    from deltalog.syntax.ast import Span
+    return Span(path, 1, 1)
+
+
+def _text(spark: SparkSession, path: str, separator: str, quoted: bool, arity: int | None) -> DataFrame:
+    """Delimited text without a header: every cell a string (empty cells stay empty strings), ragged rows fail."""
+    width = arity if arity is not None else _width(spark, path, separator, quoted)
+    schema = ", ".join(f"c{i} string" for i in range(width))
+    frame = spark.read.csv(path, schema=schema or "c0 string", sep=separator, header=False, mode="FAILFAST",
+                           quote='"' if quoted else "\u0000", escape='"' if quoted else "\u0000",
+                           nullValue="\u0000\u0001", emptyValue="", ignoreLeadingWhiteSpace=False,
+                           ignoreTrailingWhiteSpace=False, enforceSchema=True, multiLine=quoted)
+    # Spark reads an unquoted empty field as null; in a fact file it is the empty string
+    return frame.select(*[tag_cells(F.coalesce(F.col(f"c{i}"), F.lit(""))).alias(f"c{i}") for i in range(width)])
+
+
+def _width(spark: SparkSession, path: str, separator: str, quoted: bool) -> int:
+    """The number of fields of the first non-blank line (a small job reading one line)."""
+    first = spark.read.text(path).where(F.length("value") > 0).first()
+    if first is None:
+        return 0
+    line = first[0]
+    if not quoted:
+        return len(line.split(separator))
+    import csv
+    return len(next(csv.reader([line])))
+
+
+def read_ntriples(spark: SparkSession, path: str) -> DataFrame:
+    """An N-Triples file as ``triple`` rows (tagged c0 subject, c1 predicate, c2 object), parsed on the executors."""
+    if not Files(spark).exists(path):
+        raise InputError(f"no such file: {path}")
+    lines = spark.read.text(path).select(F.col("value").alias("line"))
+    content = lines.where(~F.col("line").rlike(r"^\s*(#.*)?$"))
+    with translated():
+        bad = content.where(~F.col("line").rlike(TRIPLE)).first()
+    if bad is not None:
+        raise InputError(f"invalid N-Triples line: {bad[0][:200]}", _span(path))
+    parts = [F.regexp_extract("line", TRIPLE, i) for i in (1, 2, 3)]
+    return content.select(tag_cells(parts[0]).alias("c0"), tag_cells(parts[1]).alias("c1"),
+                          _object(parts[2]).alias("c2"))
+
+
+@F.pandas_udf(StringType())
+def _unescape(cells):
+    return cells.map(lambda c: _ESCAPE.sub(_unescape_one, c) if "\\" in c else c, na_action="ignore").astype(object)
+
+
+def _object(term):
+    """An object term as read_rdf types it: xsd integers ints, xsd decimal/double/float floats, other
+    literals their lexical form, IRIs and blank nodes their text; each then typed by its form."""
+    literal = term.startswith('"')
+    lexical = _unescape(F.regexp_extract(term, r'^"((?:[^"\\]|\\.)*)"', 1))
+    datatype = F.regexp_extract(term, r'\^\^<([^>]*)>$', 1)
+    number = F.trim(lexical)
+    as_int, as_float = number.try_cast("long"), tag_double(number.try_cast("double"))
+    return F.when(literal & datatype.isin(*INT_TYPES) & as_int.isNotNull(), tag_long(as_int)) \
+        .when(literal & datatype.isin(*FLOAT_TYPES) & as_float.isNotNull(), as_float) \
+        .when(literal, tag_cells(lexical)).otherwise(tag_cells(term))
+
+
+def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, int],
+                   rdf_predicates: bool = False) -> dict[str, DataFrame]:
+    """Every fact file of a directory, as ``deltalog.io.readers.read_facts_dir`` reads them."""
+    files = Files(spark)
+    if not files.is_dir(directory):
+        raise InputError(f"no such directory: {directory}")
+    parts: dict[str, list[DataFrame]] = {}
+    for path in files.files(directory):
+        name, suffix = _name(path), _suffix(path)
+        if name.startswith("."):
+            continue
+        if suffix in RDF_FORMATS:
+            for predicate, frame in _rdf_tables(spark, path, rdf_predicates).items():
+                parts.setdefault(predicate, []).append(frame)
+        elif suffix in TABLE_FORMATS:
+            predicate = name.rsplit(".", 1)[0]
+            if not PREDICATE_RE.fullmatch(predicate):
+                raise InputError(f"{predicate!r} is not a valid predicate name", _span(path))
+            parts.setdefault(predicate, []).append(read_table(spark, path, arity=arities.get(predicate)))
+        elif suffix == "ttl":
+            raise InputError(f"{path}: Turtle is read by the embedded backend only; convert it to N-Triples")
+    return {p: _combine(p, frames) for p, frames in parts.items()}
+
+
+def _combine(predicate: str, frames: list[DataFrame]) -> DataFrame:
+    widths = {len(f.columns) for f in frames}
+    if len(widths) > 1:
+        raise InputError(f"files of predicate {predicate!r} have different arities: {sorted(widths)}")
+    out = frames[0]
+    for frame in frames[1:]:
+        out = out.unionAll(frame)
+    return out
+
+
+def _rdf_tables(spark: SparkSession, path: str, per_predicate: bool) -> dict[str, DataFrame]:
+    triples = read_ntriples(spark, path)
+    if not per_predicate:
+        return {"triple": triples}
+    with translated():
+        properties = [r[0] for r in triples.withColumn("_n", F.monotonically_increasing_id())
+                      .groupBy("c1").agg(F.min("_n").alias("_n")).orderBy("_n").collect()]
+    tables: dict[str, DataFrame] = {}
+    for tagged in properties:
+        name = _unique_name(_local_name(tagged[1:]), tables)
+        tables[name] = triples.where(F.col("c1") == tagged).select("c0", F.col("c2").alias("c1"))
+    return tables
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+def write_datasets(spark: SparkSession, frames: dict[str, DataFrame], out: str, *, format: str) -> None:
+    """Write each predicate's rows with Spark, all or nothing: Parquet as one dataset partitioned by
+    predicate (OUT/predicate=<p>/part-*.parquet), CSV/TSV as OUT/<p>/part-*.<ext>. Everything is written
+    into a temporary sibling directory first and renamed into place only when every write succeeded."""
+    for name in frames:
+        if not PREDICATE_RE.fullmatch(name):
+            raise InputError(f"{name!r} is not a valid predicate name")
+    files = Files(spark)
+    staging = f"{out.rstrip('/')}.tmp-{secrets.token_hex(6)}"
+    try:
+        with translated():
+            for name, frame in frames.items():
+                _write(frame, f"{staging}/{_child(name, format)}", format)
+        _publish(files, staging, out, [_child(name, format) for name in frames])
+    finally:
+        if files.exists(staging):
+            files.delete(staging)
+
+
+def _child(predicate: str, format: str) -> str:
+    return f"predicate={predicate}" if format == "parquet" else predicate
+
+
+def _write(frame: DataFrame, path: str, format: str) -> None:
+    if format == "parquet":
+        frame.write.mode("error").parquet(path)
+    elif format in ("csv", "tsv"):
+        frame.write.mode("error").csv(path, sep="," if format == "csv" else "\t", header=False,
+                                      quote='"' if format == "csv" else "\u0000", escape='"',
+                                      quoteAll=False, emptyValue='""' if format == "csv" else "")
+    else:
+        raise InputError(f"unknown output format {format!r} (expected parquet, csv or tsv)")
+
+
+def _publish(files: Files, staging: str, out: str, children: list[str]) -> None:
+    """Move the written children into ``out`` (created if missing), replacing older ones of the same name."""
+    if not files.exists(out):
+        files.fs(out).mkdirs(files.path(out))
+    for child in children:
+        target = f"{out.rstrip('/')}/{child}"
+        if files.exists(target):
+            files.delete(target)
+        if not files.rename(f"{staging}/{child}", target):
+            raise InputError(f"cannot move the output into {target}")
+

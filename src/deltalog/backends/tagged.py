@@ -1,0 +1,147 @@
+"""Tagged text: every constant as one string, its kind as a one-letter prefix (``i42``, ``f1.5``, ``sabc``, ``rhttp://x``).
+
+The exact interchange between backends (``export_rows`` / ``import_rows``) and the Spark
+backend's physical form (docs/spark.md). Ints are decimal digits and floats Python's
+``repr`` (the text forms of docs/semantics.md), so two tagged strings are equal iff the
+constants are the same, and nothing loses its kind on the way. Conversions to and from
+Polars columns and dictionary ids are vectorised.
+
+>>> tag_constant("float", -0.0), tag_constant("iri", "http://x"), untag("i42")
+('f0.0', 'rhttp://x', ('int', 42))
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+
+from deltalog.io.writers import float_strings
+from deltalog.storage.dictionary import Dictionary, sorted_unique
+from deltalog.storage.values import FLOAT, FLOAT_PATTERN, INT, INT_PATTERN, STRING, parse_cell
+
+if TYPE_CHECKING:  # pyarrow costs ~0.1 s to import; only the interchange needs it
+    import pyarrow as pa
+
+PREFIX = {"int": "i", "float": "f", "string": "s", "iri": "r"}
+KIND_OF = {p: k for k, p in PREFIX.items()}
+
+
+def tag_constant(kind: str, value) -> str:
+    """The tagged text of one constant."""
+    if kind == "float":
+        return "f" + repr(float(value) + 0.0)
+    return PREFIX[kind] + str(int(value) if kind == "int" else value)
+
+
+def untag(tagged: str) -> tuple[str, object]:
+    """(kind, value) of a tagged text."""
+    kind, body = KIND_OF[tagged[0]], tagged[1:]
+    if kind == "int":
+        return kind, int(body)
+    return kind, float(body) if kind == "float" else body
+
+
+def format_float(value: float | None) -> str | None:
+    """Tagged text of a computed float: None when it is no value (NaN or an infinity)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return "f" + repr(value + 0.0)
+
+
+# ---- Polars (driver side) -----------------------------------------------------------------
+
+def tag_series(series: pl.Series) -> pl.Series:
+    """A column of values (ints, floats or text cells typed as docs/semantics.md says) as tagged text."""
+    if series.dtype.is_integer():
+        return "i" + series.cast(pl.Int64).cast(pl.String)
+    if series.dtype.is_float():
+        floats = series.cast(pl.Float64)
+        return "f" + float_strings(floats.zip_with(floats != 0.0, pl.Series([0.0] * floats.len())))  # -0.0 is 0.0
+    return tag_cells(series.cast(pl.String))
+
+
+def tag_cells(cells: pl.Series) -> pl.Series:
+    """Text cells typed by their form: digits an int, a float literal a float, ``<...>`` an IRI, else a string."""
+    frame = pl.DataFrame({"t": cells})
+    is_int = pl.col("t").str.contains(f"^{INT_PATTERN}$")
+    as_int = pl.col("t").cast(pl.Int64, strict=False)
+    is_float = pl.col("t").str.contains(f"^{FLOAT_PATTERN}$")
+    is_iri = pl.col("t").str.starts_with("<") & pl.col("t").str.ends_with(">") & (pl.col("t").str.len_chars() >= 2)
+    tagged = (pl.when(is_int & as_int.is_not_null()).then("i" + as_int.cast(pl.String))
+              .when(is_float).then(pl.lit(None, pl.String))
+              .when(is_iri).then("r" + pl.col("t").str.slice(1, pl.col("t").str.len_chars() - 2))
+              .otherwise("s" + pl.col("t")))
+    out = frame.select(tagged.alias("v"), is_float.alias("f"))
+    if out["f"].any():   # floats (and ints beyond 64 bits): parsed exactly in Python
+        fix = out["f"] & out["v"].is_null()
+        texts = cells.filter(fix).to_list()
+        out = out.with_columns(out["v"].scatter(fix.arg_true(), [tag_constant(*parse_cell(t)) for t in texts]))
+    return out["v"].rename(cells.name)
+
+
+def tag_table(table: pl.DataFrame) -> pl.DataFrame:
+    """Every column of a decoded table as tagged text, columns renamed c0..ck."""
+    return pl.DataFrame([tag_series(table.to_series(i)).rename(f"c{i}") for i in range(table.width)])
+
+
+def decode_table(tagged: pa.Table | pl.DataFrame, names: list[str]) -> pl.DataFrame:
+    """Tagged columns back to values, like the local backend's decode: Int64 / Float64 when a column
+    holds only that kind, else text forms (ints digits, floats repr, strings raw, IRIs bracketed)."""
+    frame = tagged if isinstance(tagged, pl.DataFrame) else pl.from_arrow(tagged)
+    return pl.DataFrame([_decode(frame.to_series(i), name) for i, name in enumerate(names)])
+
+
+def _decode(series: pl.Series, name: str) -> pl.Series:
+    kinds, body = series.str.slice(0, 1), series.str.slice(1)
+    if series.len() and (kinds == "i").all():
+        return body.cast(pl.Int64).rename(name)
+    if series.len() and (kinds == "f").all():
+        return body.cast(pl.Float64).rename(name)
+    text = pl.DataFrame({"k": kinds, "b": body}).select(
+        pl.when(pl.col("k") == "r").then("<" + pl.col("b") + ">").otherwise(pl.col("b")))
+    return text.to_series().rename(name).cast(pl.String)
+
+
+def typed_rows(tagged: pa.Table) -> set[tuple[tuple[str, object], ...]]:
+    """Rows of tagged text as exact (kind, value) tuples."""
+    columns = [tagged.column(i).to_pylist() for i in range(tagged.num_columns)]
+    return {tuple(untag(v) for v in row) for row in zip(*columns)}
+
+
+
+# ---- dictionary ids (the local backend) ----------------------------------------------------
+
+def tagged_of_ids(ids: np.ndarray, d: Dictionary) -> pl.Series:
+    """Tagged text of dictionary ids, each distinct id formatted once."""
+    if ids.size == 0:
+        return pl.Series([], dtype=pl.String)
+    unique = sorted_unique(ids)
+    kinds, ints, numbers = d.kinds.view()[unique], d.ints.view()[unique], d.numbers.view()[unique]
+    texts = np.full(unique.size, "", object)
+    textual = np.flatnonzero(kinds >= STRING)
+    texts[textual] = [("s" if d.kinds.view()[i] == STRING else "r") + d.texts[i] for i in unique[textual].tolist()]
+    frame = pl.DataFrame({"k": kinds, "i": ints, "f": numbers, "t": pl.Series(texts.tolist(), dtype=pl.String)})
+    tagged = frame.select(pl.when(pl.col("k") == INT).then("i" + pl.col("i").cast(pl.String))
+                          .when(pl.col("k") == FLOAT).then(pl.lit(None, pl.String))
+                          .otherwise(pl.col("t")).alias("v"))["v"]
+    floats = np.flatnonzero(kinds == FLOAT)
+    if floats.size:
+        tagged = tagged.scatter(floats, "f" + float_strings(pl.Series(numbers[floats])))
+    return tagged.gather(np.searchsorted(unique, ids))
+
+
+def ids_of_tagged(cells: pl.Series, d: Dictionary) -> np.ndarray:
+    """Dictionary ids of tagged text cells (adding the unknown constants)."""
+    out = np.empty(cells.len(), np.int64)
+    kinds, body = cells.str.slice(0, 1), cells.str.slice(1)
+    for prefix, encode in (("i", lambda b: d.encode_ints(b.cast(pl.Int64).to_numpy())),
+                           ("f", lambda b: d.encode_floats(b.cast(pl.Float64).to_numpy())),
+                           ("s", lambda b: d.encode_texts("string", b.to_list())),
+                           ("r", lambda b: d.encode_texts("iri", b.to_list()))):
+        mask = (kinds == prefix).to_numpy()
+        if mask.any():
+            out[mask] = encode(body.filter(pl.Series(mask)))
+    return out
