@@ -27,6 +27,11 @@ import generators  # noqa: E402
 import peers  # noqa: E402
 
 ENGINES = ("deltalog",)
+# The Spark backend (local[2]): with the driver offload (default) and without it (the Spark executor alone),
+# and a hand-written naive DataFrame loop (bench/spark_naive.py, linear TC only) as the baseline.
+SPARK_ENGINES = {"deltalog-spark": [], "deltalog-spark-exec": ["--offload-rows", "0"]}
+ALL_ENGINES = ENGINES + tuple(SPARK_ENGINES) + ("spark-naive",)
+SPARK_MASTER = os.environ.get("DELTALOG_BENCH_MASTER", "local[2]")
 SAMPLE_SECONDS = 0.02
 
 
@@ -125,11 +130,13 @@ def deltalog_available() -> str | None:
     return None if rc == 0 else "deltalog CLI (deltalog.__main__) not found"
 
 
-def deltalog_cmd(case_dir: Path, out_dir: Path) -> list[str]:
-    """Command line of one deltalog run."""
+def deltalog_cmd(case_dir: Path, out_dir: Path, engine: str = "deltalog") -> list[str]:
+    """Command line of one deltalog run (the Spark engines add --backend spark and their options)."""
+    spark = ["--backend", "spark", "--master", SPARK_MASTER, "--driver-memory", "8g", *SPARK_ENGINES[engine]] \
+        if engine in SPARK_ENGINES else []
     return [
         sys.executable, "-m", "deltalog", "run", str(case_dir / "program.dl"),
-        "--facts", str(case_dir / "facts"), "--out", str(out_dir), "--quiet",
+        "--facts", str(case_dir / "facts"), "--out", str(out_dir), "--quiet", *spark,
     ]
 
 
@@ -141,11 +148,11 @@ def count_lines(path: Path) -> int:
         return sum(1 for line in fh if line.strip())
 
 
-def run_deltalog(case_dir: Path, meta: dict, timeout: float) -> tuple[Measurement, dict | None]:
+def run_deltalog(case_dir: Path, meta: dict, timeout: float, engine: str = "deltalog") -> tuple[Measurement, dict | None]:
     """One deltalog run into a fresh output directory; counts are the line counts of OUT/<pred>.tsv."""
     out_dir = Path(tempfile.mkdtemp(prefix="deltalog-bench-"))
     try:
-        m = measure(deltalog_cmd(case_dir, out_dir), timeout, env=deltalog_env(), cwd=REPO_DIR)
+        m = measure(deltalog_cmd(case_dir, out_dir, engine), timeout, env=deltalog_env(), cwd=REPO_DIR)
         counts = {p: count_lines(out_dir / f"{p}.tsv") for p in meta["check"]} if m.returncode == 0 else None
         return m, counts
     finally:
@@ -175,6 +182,12 @@ def unavailable(engine: str, family: str) -> str | None:
     """Why an engine cannot run a case family, or None."""
     if engine == "deltalog":
         return deltalog_available()
+    if engine in SPARK_ENGINES or engine == "spark-naive":
+        if importlib.util.find_spec("pyspark") is None:
+            return "pyspark not installed"
+        if engine == "spark-naive" and family != "tc-linear":
+            return "the naive loop is written for linear TC only"
+        return deltalog_available()
     if not peers.supports(engine, family):
         return f"{engine} has no translation of {family}"
     return peer_available(engine)
@@ -191,8 +204,12 @@ def last_line(text: str) -> str:
 
 def run_once(engine: str, case_dir: Path, meta: dict, timeout: float) -> tuple[Measurement, dict | None]:
     """Dispatch one timed run."""
-    if engine == "deltalog":
-        return run_deltalog(case_dir, meta, timeout)
+    if engine == "deltalog" or engine in SPARK_ENGINES:
+        return run_deltalog(case_dir, meta, timeout, engine)
+    if engine == "spark-naive":
+        command = [sys.executable, str(BENCH_DIR / "spark_naive.py"), str(case_dir), "--master", SPARK_MASTER]
+        m = measure(command, timeout, env=deltalog_env(), cwd=REPO_DIR)
+        return m, parse_counts(m.stdout) if m.returncode == 0 else None
     return run_peer(engine, case_dir, timeout)
 
 
@@ -339,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     cases = parse_list(args.cases, generators.CASES, "case")
     peer_names = parse_list(args.peers, peers.PEERS, "peer")
-    engines = parse_list(args.engines, ENGINES, "engine")
+    engines = parse_list(args.engines, ALL_ENGINES, "engine")
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     results = {}
     for case in cases:
