@@ -65,6 +65,58 @@ def test_example_24_facts_that_survive_through_each_other(backend_name):
     assert rows(r.relation("b")) == {("a",), ("b",), ("c",), ("d",), ("e",)}
 
 
+def trace(reasoner: Reasoner, predicate: str) -> dict[tuple, dict[int, int]]:
+    """Counting's trace of a predicate: per fact, its count per stratum iteration."""
+    out: dict[tuple, dict[int, int]] = {}
+    for *fact, iteration, count in reasoner.backend.read(relation=predicate + "#counting").rows():
+        out.setdefault(tuple(fact), {})[iteration] = count
+    return out
+
+
+def test_examples_7_and_8_counting_trace(backend_name):
+    """001 Examples 7-8 and Figure 3: the trace before and after adding A(b). B(c) is derived in
+    iterations 3, 4 and 5 of stratum 3 once each; after the update once in iteration 3 and twice in 5."""
+    r = Reasoner(EXAMPLE_1, backend=backend_name)
+    r.materialise()
+    result = r.update(add={"a": [("b",)]}, algorithm="counting")
+    assert rows(result.removed["t"]) == {("b", "e")} and rows(result.removed["b"]) == {("e",)}
+    assert rows(result.added["t"]) == {("b", "f")} and rows(result.added["b"]) == {("f",), ("g",)}
+    assert trace(r, "b") == {("a",): {1: 1}, ("b",): {2: 1}, ("c",): {3: 1, 5: 2}, ("d",): {4: 1},
+                             ("f",): {3: 1}, ("g",): {4: 1}}
+    assert trace(r, "t")[("b", "f")] == {1: 1} and ("b", "e") not in trace(r, "t")
+    back = r.update(delete={"a": [("b",)]}, algorithm="counting")   # the old trace comes back
+    assert rows(back.added["b"]) == {("e",)} and rows(back.removed["b"]) == {("f",), ("g",)}
+    assert trace(r, "b") == {("a",): {1: 1}, ("b",): {2: 1}, ("c",): {3: 1, 4: 1, 5: 1}, ("d",): {4: 1},
+                             ("e",): {3: 1}}
+    assert rows(r.relation("b")) == {("a",), ("b",), ("c",), ("d",), ("e",)}
+
+
+def test_example_9_counting_a_fact_that_depends_on_itself(backend_name):
+    """001 Example 9 and Figure 4: with R(x,y) → R(y,x) and E = {R(a,b)}, R(a,b) is counted in
+    iterations 1 and 3; deleting it from E takes every counter to zero (one count would keep it)."""
+    r = Reasoner("r(Y, X) :- r(X, Y).\nr(a, b). r(c, c).", backend=backend_name)
+    r.materialise()
+    r.update(add={"r": [("c", "d")]}, algorithm="counting")
+    assert trace(r, "r") == {("a", "b"): {1: 1, 3: 1}, ("b", "a"): {2: 1}, ("c", "c"): {1: 1, 2: 1},
+                             ("c", "d"): {1: 1, 3: 1}, ("d", "c"): {2: 1}}
+    result = r.update(delete={"r": [("a", "b")]}, algorithm="counting")
+    assert rows(result.removed["r"]) == {("a", "b"), ("b", "a")}
+    assert rows(r.relation("r")) == {("c", "c"), ("c", "d"), ("d", "c")}
+    assert ("a", "b") not in trace(r, "r") and ("b", "a") not in trace(r, "r")
+
+
+def test_counting_trace_is_dropped_by_other_algorithms(backend_name):
+    r = Reasoner("r(Y, X) :- r(X, Y).\nr(a, b).", backend=backend_name)
+    r.materialise()
+    r.update(add={"r": [("c", "d")]}, algorithm="counting")
+    assert "r#counting" in r.backend.relations()
+    r.update(add={"r": [("e", "f")]}, algorithm="dred")
+    assert "r#counting" not in r.backend.relations()
+    r.update(delete={"r": [("a", "b")]}, algorithm="counting")   # counted afresh from the old facts
+    assert trace(r, "r")[("e", "f")] == {1: 1, 3: 1}
+    assert rows(r.relation("r")) == {("c", "d"), ("d", "c"), ("e", "f"), ("f", "e")}
+
+
 SYMTRANS = "r(X, Y) :- e(X, Y).\nr(X, Y) :- r(Y, X).\nr(X, Z) :- r(X, Y), r(Y, Z).\n"
 SCRIPT = """
 import sys
@@ -84,7 +136,7 @@ def closure(edges):
                 seen.add(m); todo.append(m)
         pairs |= {(start, m) for m in seen}
     return pairs
-for algorithm in ("dred", "fbf", "bf", "remat"):
+for algorithm in ("dred", "fbf", "bf", "remat", "counting"):
     r = Reasoner(program)
     r.load("e", chain)
     r.materialise()

@@ -18,6 +18,7 @@ from typing import Mapping
 import polars as pl
 
 from deltalog.algorithms.context import Reasoning
+from deltalog.algorithms.counting import counting_stratum, drop_counting_counters
 from deltalog.algorithms.dred import MaintenanceUnsupported, dred_stratum
 from deltalog.algorithms.dredc import drop_counters, dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
@@ -26,7 +27,7 @@ from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, Updat
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 
-ALGORITHMS = ("dred", "dredc", "fbf", "bf", "remat", "auto")
+ALGORITHMS = ("dred", "dredc", "counting", "fbf", "bf", "remat", "auto")
 FBF_BUDGET = 100_000
 """Facts FBF's backward chaining may check per stratum before it falls back to DRed's overdeletion."""
 
@@ -75,6 +76,8 @@ def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     chosen = choose(update, algorithm)
     if chosen != "dredc":
         drop_counters(update)   # only consecutive DRed^c updates keep them current
+    if chosen != "counting":
+        drop_counting_counters(update)   # likewise Counting's trace
     for stratum in update.reasoning.program.strata if chosen != "remat" else ():
         if untouched(update, stratum):
             continue
@@ -82,6 +85,8 @@ def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
             dred_stratum(update, stratum)
         elif chosen == "dredc":
             dredc_stratum(update, stratum)
+        elif chosen == "counting":
+            counting_stratum(update, stratum)
         else:
             fbf_stratum(update, stratum, None if chosen == "bf" else FBF_BUDGET)
     if chosen == "remat":
