@@ -145,6 +145,7 @@ class LocalBackend:
         return self._live_columns(relation)[: self._relations[relation].arity]
 
     def export_rows(self, *, relation: str, since: int = 0, until: int | None = None) -> pa.Table:
+        import pyarrow as pa
         stored = self._relations[relation]
         lo, hi = stored.rows_for(since, until)
         alive = stored.death_mask(np.arange(lo, hi), None, None)
