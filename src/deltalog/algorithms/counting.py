@@ -49,12 +49,6 @@ def counter_relation(predicate: str) -> str:
     return predicate + COUNTER_SUFFIX
 
 
-def drop_counting_counters(update: Update) -> None:
-    """Forget the trace (an update by another algorithm would leave it stale)."""
-    for predicate in update.reasoning.program.idb:
-        update.backend.drop(relation=counter_relation(predicate))
-
-
 def counting_stratum(update: Update, stratum: Stratum) -> None:
     """Maintain one stratum's trace (001 Algorithm 3, lines 21-38), then its derived relations."""
     if any(info.aggregates for info in stratum.recursive):

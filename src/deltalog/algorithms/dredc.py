@@ -29,12 +29,6 @@ def counter_relation(predicate: str) -> str:
     return predicate + COUNTER_SUFFIX
 
 
-def drop_counters(update: Update) -> None:
-    """Forget the counters (an update by another algorithm would leave them stale)."""
-    for predicate in update.reasoning.program.idb:
-        update.backend.drop(relation=counter_relation(predicate))
-
-
 def dredc_stratum(update: Update, stratum: Stratum) -> None:
     if any(info.aggregates for info in stratum.recursive):
         raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")

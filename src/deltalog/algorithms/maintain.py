@@ -18,9 +18,10 @@ from typing import Mapping
 import polars as pl
 
 from deltalog.algorithms.context import Reasoning
-from deltalog.algorithms.counting import counting_stratum, drop_counting_counters
+from deltalog.algorithms import counting, dredc
+from deltalog.algorithms.counting import counting_stratum
 from deltalog.algorithms.dred import MaintenanceUnsupported, dred_stratum
-from deltalog.algorithms.dredc import drop_counters, dredc_stratum
+from deltalog.algorithms.dredc import dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, UpdateViews, explicit_relation,
                                         lower_changes, tuples_of)
@@ -74,10 +75,7 @@ def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     stage_explicit_changes(update, add, delete, result)
     apply_explicit_changes(update)
     chosen = choose(update, algorithm)
-    if chosen != "dredc":
-        drop_counters(update)   # only consecutive DRed^c updates keep them current
-    if chosen != "counting":
-        drop_counting_counters(update)   # likewise Counting's trace
+    drop_stale_counters(update, chosen)
     for stratum in update.reasoning.program.strata if chosen != "remat" else ():
         if untouched(update, stratum):
             continue
@@ -96,6 +94,19 @@ def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     collect_changes(update, result)
     compact_if_worthwhile(update)
     return result
+
+
+COUNTER_SUFFIXES = {"dredc": dredc.COUNTER_SUFFIX, "counting": counting.COUNTER_SUFFIX}
+"""The per-predicate counter relations each counting algorithm keeps (``p#nonrecursive``, ``p#counting``)."""
+
+
+def drop_stale_counters(update: Update, chosen: str) -> None:
+    """Forget the counters of every algorithm but the chosen one: only consecutive updates by the
+    same algorithm keep them current."""
+    for algorithm, suffix in COUNTER_SUFFIXES.items():
+        if algorithm != chosen:
+            for predicate in update.reasoning.program.idb:
+                update.backend.drop(relation=predicate + suffix)
 
 
 def untouched(update: Update, stratum) -> bool:

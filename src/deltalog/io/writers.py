@@ -102,7 +102,7 @@ def write_relations(
 ) -> None:
     """Write every table to ``out_dir/<pred>.<ext>``, all or nothing.
 
-    The files are written into a temporary sibling directory ``out_dir.tmp-XXXX`` first and moved
+    The files are written into a temporary sibling directory ``out_dir.tmp-<random suffix>`` first and moved
     into ``out_dir`` (created if missing) only when all of them were written; on failure ``out_dir``
     is left as it was and the temporary directory is removed. Other files in ``out_dir`` are kept.
     """

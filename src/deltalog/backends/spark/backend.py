@@ -11,9 +11,9 @@ from pyspark.sql import DataFrame, functions as F
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node, Values
 from deltalog.backends.spark import store
-from deltalog.backends.spark.codec import tag_constant, decode_table, tag_frame, tag_table, text_frame, typed_frame, typed_rows
+from deltalog.backends.spark.codec import decode_table, tag_frame, tag_table, text_frame, typed_frame, typed_rows
 from deltalog.backends.spark.errors import translated
-from deltalog.backends.spark.execute import BROADCAST_ROWS, Context, frame, input_size, names_of
+from deltalog.backends.spark.execute import BROADCAST_ROWS, Context, frame, input_size, names_of, values_table
 from deltalog.backends.spark.expressions import column
 from deltalog.backends.spark.relation import SparkRelation
 from deltalog.backends.spark.session import get_session
@@ -72,9 +72,7 @@ class SparkBackend:
                metrics: MutableMapping[str, int] | None = None, revive_since: int | None = None) -> int:
         target = self._relations[relation]
         if isinstance(plan, Values) and len(plan.columns) == target.arity:   # facts: the driver has them
-            rows = [tuple(tag_constant(c.kind, c.value) for c in row) or ("",) for row in plan.rows]
-            table = pa.table({n: pa.array(col, pa.string()) for n, col in zip(target.names, zip(*rows))}) \
-                if rows else pa.table({n: pa.array([], pa.string()) for n in target.names})
+            table = values_table(plan, target.names)
             return self.import_rows(relation=relation, table=table, generation=generation)
         ctx = self._context(metrics)
         added = store.insert(self, target, self._head_rows(plan, target, ctx), generation, revive_since,

@@ -91,10 +91,15 @@ def _scan(node: ir.Scan, ctx: Context) -> DataFrame:
 def _values(node: ir.Values, ctx: Context) -> DataFrame:
     if not node.rows:
         return ctx.empty(node.columns)
-    rows = [tuple(tag_constant(c.kind, c.value) for c in row) or ("",) for row in node.rows]
-    names = names_of(node)
     # from Arrow, Spark keeps small driver-side data in the plan (a LocalRelation): no job, no lineage
-    return ctx.spark.createDataFrame(pa.table({n: pa.array(col, pa.string()) for n, col in zip(names, zip(*rows))}))
+    return ctx.spark.createDataFrame(values_table(node, names_of(node)))
+
+
+def values_table(node: ir.Values, names: list[str]) -> pa.Table:
+    """The facts of a Values node as tagged text columns ``names`` (a nullary fact is one empty cell)."""
+    rows = [tuple(tag_constant(c.kind, c.value) for c in row) or ("",) for row in node.rows]
+    columns = list(zip(*rows)) if rows else [()] * len(names)
+    return pa.table({n: pa.array(col, pa.string()) for n, col in zip(names, columns)})
 
 
 # ---- joins ----------------------------------------------------------------------------------------
