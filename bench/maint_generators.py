@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -376,6 +377,8 @@ DATASETS: dict[str, Callable[[], Dataset]] = {
 
 def make(name: str) -> Dataset:
     """The dataset registered under ``name``."""
+    if name not in DATASETS and (scaled := re.fullmatch(r"lubm-(\d+)", name)):
+        return lubm(int(scaled.group(1)))   # any scale: lubm-100 is 100 universities
     if name not in DATASETS:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
     return DATASETS[name]()

@@ -74,13 +74,23 @@ def test_relation_inserts_and_deletes_match_the_model(batches, scale):
 
 
 def test_tuple_set_representation_follows_the_key_space():
-    small, big, wide = (Relation("r", 2) for _ in range(3))
-    small.insert([np.array([1]), np.array([2])], generation=0)
+    dense, big, wide = (Relation("r", 2) for _ in range(3))
+    ids = np.arange(100_000) % 1000
+    dense.insert([ids, np.arange(100_000) // 1000], generation=0)   # 100k tuples in a 1M key space
     big.insert([np.array([10**6]), np.array([2])], generation=0)
     wide.insert([np.array([2**40]), np.array([2**40])], generation=0)
-    assert isinstance(small.tuples._keys, tupleset.ByteMap)
+    assert isinstance(dense.tuples._keys, tupleset.ByteMap)
     assert isinstance(big.tuples._keys, Int64HashSet)
     assert wide.tuples._wide is not None
+
+
+def test_a_sparse_relation_hashes_until_it_is_dense_enough_for_a_byte_map():
+    relation = Relation("r", 1)
+    relation.insert([np.array([50_000])], generation=0)   # one row, 62k possible keys: a byte map would waste them
+    assert isinstance(relation.tuples._keys, Int64HashSet)
+    relation.insert([np.arange(2_000)], generation=1)
+    assert isinstance(relation.tuples._keys, tupleset.ByteMap)
+    assert relation.insert([np.array([50_000, 7, 2_000])], generation=2) == 1   # set contents kept across the switch
 
 
 def test_scans_read_deleted_rows_only_when_asked():

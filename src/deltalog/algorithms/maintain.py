@@ -163,31 +163,43 @@ def explicit_store(update: Update, predicate: str) -> str:
 
 
 def stage_explicit_changes(update: Update, add, delete, result: UpdateResult) -> None:
-    """Load E⁺ and E⁻ into scratch relations, normalised against E and each other."""
-    backend, g0 = update.backend, update.views.g0
+    """Load E⁺ and E⁻ into scratch relations, normalised against E and each other:
+
+        E⁺ := E⁺ \\ E          E⁻ := (E⁻ ∩ E) \\ E⁺
+
+    Only the sides a predicate has are staged: a scratch ``+p`` / ``-p`` exists iff the update
+    adds / deletes facts of p (the algorithms test for it)."""
     for predicate in sorted(set(add) | set(delete)):
         arity = update.reasoning.arities[predicate]
-        raw_add = update.scratch_relation(f"+raw:{predicate}", arity)
-        raw_delete = update.scratch_relation(f"-raw:{predicate}", arity)
-        if predicate in add:
-            backend.load(relation=raw_add, table=add[predicate], generation=g0)
-        if predicate in delete:
-            backend.load(relation=raw_delete, table=delete[predicate], generation=g0)
+        raw_add = load_raw(update, f"+raw:{predicate}", arity, add.get(predicate))
+        raw_delete = load_raw(update, f"-raw:{predicate}", arity, delete.get(predicate))
         stage_predicate(update, predicate, arity, raw_add, raw_delete, result)
 
 
-def stage_predicate(update: Update, predicate: str, arity: int, raw_add: str, raw_delete: str,
+def load_raw(update: Update, name: str, arity: int, table: pl.DataFrame | None) -> str | None:
+    """The facts of one side as given (encoded), or None when the update has no such side."""
+    if table is None:
+        return None
+    update.backend.load(relation=update.scratch_relation(name, arity), table=table, generation=update.views.g0)
+    return name
+
+
+def stage_predicate(update: Update, predicate: str, arity: int, raw_add: str | None, raw_delete: str | None,
                     result: UpdateResult) -> None:
     on = tuple(f"c{i}" for i in range(arity))
     known = tuples_of(explicit_store(update, predicate), arity)
-    plus = update.scratch_relation(ADD_PREFIX + predicate, arity)
-    minus = update.scratch_relation(DELETE_PREFIX + predicate, arity)
     g0 = update.views.g0
-    update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add, arity), known, on), generation=g0)
-    really_deleted = ir.AntiJoin(ir.SemiJoin(tuples_of(raw_delete, arity), known, on), tuples_of(raw_add, arity), on)
-    update.backend.insert(relation=minus, plan=really_deleted, generation=g0)
-    result.ignored_additions[predicate] = update.count(raw_add, View()) - update.count(plus, View())
-    result.ignored_deletions[predicate] = update.count(raw_delete, View()) - update.count(minus, View())
+    if raw_add is not None:
+        plus = update.scratch_relation(ADD_PREFIX + predicate, arity)
+        update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add, arity), known, on), generation=g0)
+        result.ignored_additions[predicate] = update.count(raw_add, View()) - update.count(plus, View())
+    if raw_delete is not None:
+        minus = update.scratch_relation(DELETE_PREFIX + predicate, arity)
+        really_deleted: ir.Node = ir.SemiJoin(tuples_of(raw_delete, arity), known, on)
+        if raw_add is not None:
+            really_deleted = ir.AntiJoin(really_deleted, tuples_of(raw_add, arity), on)
+        update.backend.insert(relation=minus, plan=really_deleted, generation=g0)
+        result.ignored_deletions[predicate] = update.count(raw_delete, View()) - update.count(minus, View())
 
 
 def apply_explicit_changes(update: Update) -> None:

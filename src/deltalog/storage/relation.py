@@ -124,7 +124,8 @@ class Relation:
         self._max_id = max(self._max_id, batch_max)
         if self.tuples.needs_rebuild(columns):
             live = np.flatnonzero(self.died() == ALIVE)
-            self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id)
+            self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id,
+                                expected_rows=live.size + len(columns[0]))
 
     def _stamp(self, generation: int) -> None:
         if self._generations and generation < self._generations[-1]:

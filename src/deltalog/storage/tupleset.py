@@ -17,6 +17,10 @@ from deltalog.storage.hashset import EMPTY, TOMB, Int64HashSet, mix
 
 BYTEMAP_LIMIT = 1 << 28
 """Largest key space (bytes) kept as a direct byte map."""
+BYTEMAP_DENSITY = 64
+"""A byte map is chosen only when it costs at most this many bytes per tuple held: a small
+relation (an update's scratch relation) over a large dictionary would otherwise allocate and
+clear megabytes for a few rows."""
 Columns = Sequence[np.ndarray]
 
 
@@ -89,12 +93,13 @@ class TupleSet:
     def _fits(self, columns: Columns) -> bool:
         return all(c.size == 0 or int(c.max()) < self._radix for c in columns)
 
-    def rebuild(self, all_rows: Columns, row_ids: np.ndarray, max_id: int) -> None:
-        """Choose the representation for ids up to max_id and re-insert the given (live) rows."""
+    def rebuild(self, all_rows: Columns, row_ids: np.ndarray, max_id: int, expected_rows: int = 0) -> None:
+        """Choose the representation for ids up to max_id and about ``expected_rows`` tuples, and
+        re-insert the given (live) rows."""
         self._radix = radix_for(max_id)
         space = self._radix ** self.arity
         self._keys, self._wide = None, None
-        if space <= BYTEMAP_LIMIT:
+        if space <= BYTEMAP_LIMIT and space <= BYTEMAP_DENSITY * max(expected_rows, len(row_ids)):
             self._keys = ByteMap(space)
         elif space < 2**62:
             self._keys = Int64HashSet()
@@ -106,7 +111,14 @@ class TupleSet:
             self._keys.add_unique(pack(all_rows, self._radix))
 
     def needs_rebuild(self, columns: Columns) -> bool:
-        return self._radix == 0 or not self._fits(columns)
+        """Ids outgrew the radix, or a hash set has grown dense enough to become a byte map."""
+        return self._radix == 0 or not self._fits(columns) or self._dense_enough(len(columns[0]))
+
+    def _dense_enough(self, batch: int) -> bool:
+        if not isinstance(self._keys, Int64HashSet):
+            return False
+        space = self._radix ** self.arity
+        return space <= BYTEMAP_LIMIT and space <= BYTEMAP_DENSITY * (len(self._keys) + batch)
 
     def new_rows(self, columns: Columns) -> list[np.ndarray]:
         """The distinct batch rows that are not stored yet, as columns (nothing is recorded yet)."""
