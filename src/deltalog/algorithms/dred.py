@@ -125,12 +125,13 @@ def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: dict[s
     v, reasoning, own = update.views, update.reasoning, stratum.predicates
     while True:
         previous = settle(update, stratum, lost_derivation, window)
-        if not any(update.count(p, v.deleted_at(previous)) for p in own):
+        shrunk = {p for p in own if update.count(p, v.deleted_at(previous))}
+        if not shrunk:
             return
         window = reasoning.tick()
         for info in stratum.recursive:
             for i, atom in enumerate(info.positive):
-                if atom.predicate not in own:
+                if atom.predicate not in shrunk:   # an empty delta: no instance to find
                     continue
                 views = [v.surviving if a.predicate not in own else
                          v.alive_after(previous) if j < i else
@@ -202,16 +203,17 @@ def collect(update: Update, predicate: str, plan: ir.Node, delta: str, generatio
 
 def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str], round_generation: int) -> None:
     """Seminaive insertion over the new materialisation, starting from the collected delta."""
-    reasoning, own = update.reasoning, stratum.predicates
+    reasoning = update.reasoning
     while True:
         window = View(since=round_generation, until=round_generation + 1)
-        if not any(update.count(delta, window) for delta in deltas.values()):
+        grown = {p for p, delta in deltas.items() if update.count(delta, window)}
+        if not grown:
             return
-        commit(update, deltas, window)
+        commit(update, {p: deltas[p] for p in grown}, window)
         generation = reasoning.tick()
         for info in stratum.recursive:
             for i, atom in enumerate(info.positive):
-                if atom.predicate not in own:
+                if atom.predicate not in grown:   # an empty delta: no instance to find
                     continue
                 views = [View(round_generation, round_generation + 1, relation=deltas[atom.predicate])
                          if j == i else View() for j in range(len(info.positive))]

@@ -91,7 +91,6 @@ class LocalBackend:
 
     def count(self, *, relation: str, since: int = 0, until: int | None = None,
               visible: int | None = None, deleted: tuple[int, int | None] | None = None) -> int:
-        import pyarrow as pa
         stored = self._relations[relation]
         lo, hi = stored.rows_for(since, until)
         return stored.count(lo, hi, visible, deleted)
