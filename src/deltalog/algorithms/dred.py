@@ -114,8 +114,9 @@ def delete_all(update: Update, stratum: Stratum, lost_derivation: dict[str, str]
     """DRed's choice: every fact that lost a derivation is (over)deleted."""
     generation = update.reasoning.tick()
     for p, relation in lost_derivation.items():
-        arity = update.reasoning.arities[p]
-        update.delete(p, tuples_of(relation, arity, View(window, window + 1)), generation)
+        found = View(window, window + 1, relation=relation)
+        if update.count(relation, found):
+            update.delete(p, tuples_of(relation, update.reasoning.arities[p], found), generation)
     return generation
 
 
