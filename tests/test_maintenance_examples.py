@@ -117,6 +117,20 @@ def test_counting_trace_is_dropped_by_other_algorithms(backend_name):
     assert rows(r.relation("r")) == {("c", "d"), ("d", "c"), ("e", "f"), ("f", "e")}
 
 
+def test_counting_reports_the_rule_instances_it_counts(backend_name):
+    """--stats' metric for Counting: adding r(c,d) fires r(d,c) <- r(c,d) and r(c,d) <- r(d,c) in the new
+    run only; the instances are credited to the rule and to the phase."""
+    r = Reasoner("r(Y, X) :- r(X, Y).\nr(a, b).", backend=backend_name)
+    r.materialise()
+    before = sum(rule.instances for rule in r.reasoning.stats.rules.values())
+    r.update(add={"r": [("c", "d")]}, algorithm="counting")
+    phases = r.reasoning.stats.phases
+    assert phases["counting (trace)"].instances == 2   # the old run: r(b,a) <- r(a,b), r(a,b) <- r(b,a)
+    assert phases["counting"].instances >= 2   # considered: the difference plans may meet an instance twice
+    added = sum(rule.instances for rule in r.reasoning.stats.rules.values()) - before
+    assert added == phases["counting (trace)"].instances + phases["counting"].instances
+
+
 SYMTRANS = "r(X, Y) :- e(X, Y).\nr(X, Y) :- r(Y, X).\nr(X, Z) :- r(X, Y), r(Y, Z).\n"
 SCRIPT = """
 import sys

@@ -104,6 +104,16 @@ class Reasoning:
         self.record_phase(phase, instances, changed, elapsed)
         return changed
 
+    def record_metrics(self, metrics: dict[str, int], phase: str | None, facts: int, seconds: float) -> None:
+        """Credit the rule instances a plan's labelled projections counted (``rule:i`` rows) to each
+        rule and to the phase: for plans that mix several rules (Counting's counter updates)."""
+        total = 0
+        for label, rows in metrics.items():
+            if label.startswith("rule:"):
+                self.stats.rule(self.program.rules[int(label[5:])]).instances += rows
+                total += rows
+        self.record_phase(phase, total, facts, seconds)
+
     def record_phase(self, phase: str | None, instances: int, facts: int, seconds: float) -> None:
         if phase is None:
             return

@@ -33,8 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deltalog.algorithms.dred import MaintenanceUnsupported
-from deltalog.algorithms.dredc import (columns, explicit_changes, negated, old_explicit, rule_changes, rule_counts,
-                                       summed)
+from deltalog.algorithms.context import rule_label
+from deltalog.algorithms.dredc import (columns, explicit_changes, insert_counts, negated, old_explicit, rule_changes,
+                                       rule_counts, summed)
 from deltalog.algorithms.update import Update, lower_changes, tuples_of
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
@@ -104,7 +105,7 @@ def store_counts(update: Update, predicate: str, iteration: int, changes: list[i
     total = ir.Filter(summed([current] + changes, arity), ir.Compare("!=", ir.Col("n"), ir.Lit(Constant(0, "int"))))
     generation, staged = update.reasoning.tick(), update.scratch_relation(f"#counts:{predicate}", arity + 2)
     update.backend.clear(relation=staged)   # (a row staged for another iteration must not hide an equal one)
-    update.backend.insert(relation=staged, plan=with_iteration(total, arity, iteration), generation=generation)
+    insert_counts(update, staged, with_iteration(total, arity, iteration), generation, "counting")
     update.backend.insert(relation=f"#touched:{predicate}", plan=touched, generation=generation)
     update.backend.delete(relation=relation, plan=with_iteration(current, arity, iteration), generation=generation)
     update.backend.insert(relation=relation, plan=tuples_of(staged, arity + 2), generation=update.reasoning.tick())
@@ -122,7 +123,8 @@ def bindings(update: Update, info: RuleInfo, views: list[View], **options) -> ir
     """One row per rule instance with positive atom i read in views[i]; columns: the instance variables."""
     names = instance_variables(info)
     binding = Atom("#instance", tuple(Variable(n) for n in names))
-    body = rule_plan(info, views, update.reasoning, exact_instances=True, output=binding, **options)
+    body = rule_plan(info, views, update.reasoning, exact_instances=True, output=binding, label=rule_label(info),
+                     **options)
     return ir.Project(body, tuple((n, ir.Col(f"c{i}")) for i, n in enumerate(names)))
 
 
@@ -157,8 +159,8 @@ def count_trace(update: Update, stratum: Stratum) -> None:
         update.scratch_relation(f"#Ib:{p}", arity)
         parts = [old_explicit(update, p, v.old)]
         parts += [rule_counts(update, info, v.old) for info in stratum.nonrecursive if info.head.predicate == p]
-        update.backend.insert(relation=counter_relation(p), plan=with_iteration(summed(parts, arity), arity, 1),
-                              generation=generation)
+        insert_counts(update, counter_relation(p), with_iteration(summed(parts, arity), arity, 1), generation,
+                      "counting (trace)")
     iteration = 1
     while (window := grow(update, stratum, "#Ib", iteration, View())) is not None:
         iteration += 1
@@ -187,8 +189,8 @@ def count_iteration(update: Update, stratum: Stratum, iteration: int, window: in
             parts.setdefault(info.head.predicate, []).append(counted(info, plans))
     for p, counts in sorted(parts.items()):
         arity = arity_of(update, p)
-        update.backend.insert(relation=counter_relation(p), generation=update.reasoning.tick(),
-                              plan=with_iteration(summed(counts, arity), arity, iteration))
+        insert_counts(update, counter_relation(p), with_iteration(summed(counts, arity), arity, iteration),
+                      update.reasoning.tick(), "counting (trace)")
 
 
 # ---- Algorithm 3: the old and the new run in parallel ------------------------------------------

@@ -14,6 +14,9 @@ them from the old materialisation, and any other algorithm drops them.
 
 from __future__ import annotations
 
+import time
+
+from deltalog.algorithms.context import rule_label
 from deltalog.algorithms.dred import (MaintenanceUnsupported, aggregate_rules_affected, delta_rule_plans, insert,
                                       overdelete, rederive)
 from deltalog.algorithms.update import ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, lower_changes, tuples_of
@@ -42,6 +45,15 @@ def dredc_stratum(update: Update, stratum: Stratum) -> None:
 
 # ---- counting ----------------------------------------------------------------------------------
 
+def insert_counts(update: Update, relation: str, plan: ir.Node, generation: int, phase: str) -> int:
+    """Insert counter rows, crediting the rule instances the plan enumerated to its rules and the phase."""
+    metrics: dict[str, int] = {}
+    started = time.perf_counter()
+    stored = update.backend.insert(relation=relation, plan=plan, generation=generation, metrics=metrics)
+    update.reasoning.record_metrics(metrics, phase, stored, time.perf_counter() - started)
+    return stored
+
+
 def count_from_scratch(update: Update, stratum: Stratum) -> None:
     """Counters of the old materialisation: nonrecursive rule instances over I, plus one per explicit fact."""
     v, generation = update.views, update.reasoning.tick()
@@ -50,7 +62,7 @@ def count_from_scratch(update: Update, stratum: Stratum) -> None:
         update.backend.create_relation(relation=counter_relation(p), arity=arity + 1)
         parts = [old_explicit(update, p, v.old)]
         parts += [rule_counts(update, info, v.old) for info in stratum.nonrecursive if info.head.predicate == p]
-        update.backend.insert(relation=counter_relation(p), plan=summed(parts, arity), generation=generation)
+        insert_counts(update, counter_relation(p), summed(parts, arity), generation, "counting (initial)")
 
 
 def old_explicit(update: Update, predicate: str, view: View) -> ir.Node:
@@ -62,7 +74,7 @@ def old_explicit(update: Update, predicate: str, view: View) -> ir.Node:
 
 
 def rule_counts(update: Update, info: RuleInfo, view: View) -> ir.Node:
-    return instance_counts(info, [view] * len(info.positive), update.reasoning,
+    return instance_counts(info, [view] * len(info.positive), update.reasoning, label=rule_label(info),
                            negative_views=[view] * len(info.negative), inner_view=view)
 
 
@@ -109,8 +121,8 @@ def store_counts(update: Update, predicate: str, arity: int, changes: list[ir.No
     total = summed([current] + changes, arity)
     generation = update.reasoning.tick()
     staged = update.scratch_relation(f"#counts:{predicate}", arity + 1)
-    update.backend.insert(relation=staged, generation=generation,
-                          plan=ir.Filter(total, ir.Compare("!=", ir.Col("n"), ir.Lit(Constant(0, "int")))))
+    insert_counts(update, staged, ir.Filter(total, ir.Compare("!=", ir.Col("n"), ir.Lit(Constant(0, "int")))),
+                  generation, "counting")
     update.backend.delete(relation=counters, plan=current, generation=generation)
     update.backend.insert(relation=counters, plan=tuples_of(staged, arity + 1, View(generation, generation + 1)),
                           generation=update.reasoning.tick())
