@@ -88,7 +88,7 @@ def test_a_sparse_relation_hashes_until_it_is_dense_enough_for_a_byte_map():
     relation = Relation("r", 1)
     relation.insert([np.array([50_000])], generation=0)   # one row, 62k possible keys: a byte map would waste them
     assert isinstance(relation.tuples._keys, Int64HashSet)
-    relation.insert([np.arange(2_000)], generation=1)
+    relation.insert([np.arange(2_000)], generation=1)   # 2k rows: 31 bytes a tuple
     assert isinstance(relation.tuples._keys, tupleset.ByteMap)
     assert relation.insert([np.array([50_000, 7, 2_000])], generation=2) == 1   # set contents kept across the switch
 

@@ -39,6 +39,7 @@ class Relation:
         # (allocated at the first delete: relations that never lose rows pay nothing for it)
         self.deleted_rows = 0
         self._dead: list[np.ndarray] = []        # row ids deleted so far (revived ones are filtered out)
+        self._dead_exact = True                  # no revived row hides in _dead (a revive clears it)
         self._generations: list[int] = []
         self._ends: list[int] = []
         self._max_id = -1
@@ -108,6 +109,7 @@ class Relation:
         if found.size == 0:
             return rows, 0
         died[found] = ALIVE
+        self._dead_exact = False
         self.deleted_rows -= found.size
         self.tuples.record(self._rows_at(found), found)
         rest = np.ones(n, bool)
@@ -173,9 +175,10 @@ class Relation:
         if len(self._dead) != 1:
             self._dead = [np.concatenate(self._dead) if self._dead else np.empty(0, np.int64)]
         rows = self._dead[0]
-        if rows.size and self._died is not None:
+        if not self._dead_exact and rows.size and self._died is not None:
             rows = rows[self._died.view()[rows] != ALIVE]
             self._dead = [rows]
+        self._dead_exact = True
         return rows
 
     def count(self, lo: int, hi: int, visible: int | None, deleted) -> int:

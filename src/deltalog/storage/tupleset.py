@@ -17,7 +17,7 @@ from deltalog.storage.hashset import EMPTY, TOMB, Int64HashSet, mix
 
 BYTEMAP_LIMIT = 1 << 28
 """Largest key space (bytes) kept as a direct byte map."""
-BYTEMAP_DENSITY = 64
+BYTEMAP_DENSITY = 256
 """A byte map is chosen only when it costs at most this many bytes per tuple held: a small
 relation (an update's scratch relation) over a large dictionary would otherwise allocate and
 clear megabytes for a few rows."""
