@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 from deltalog.algorithms.dred import MaintenanceUnsupported
 from deltalog.algorithms.context import rule_label
-from deltalog.algorithms.dredc import (columns, explicit_changes, insert_counts, negated, old_explicit, rule_changes,
-                                       rule_counts, summed)
+from deltalog.algorithms.dredc import (columns, explicit_changes, insert_counts, negated, net_changes, nonzero,
+                                       old_explicit, rule_changes, rule_counts, stored_rows_for, summed)
 from deltalog.algorithms.update import Update, lower_changes, tuples_of
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
@@ -99,14 +99,15 @@ def with_iteration(plan: ir.Node, arity: int, iteration: int) -> ir.Node:
 def store_counts(update: Update, predicate: str, iteration: int, changes: list[ir.Node]) -> None:
     """N_i := N_i ⊕ changes (signed counts); rows reaching zero disappear, and the facts are marked touched."""
     arity, relation = arity_of(update, predicate), counter_relation(predicate)
-    key = columns(arity)
-    touched = ir.Distinct(ir.Union_(tuple(ir.Project(c, tuple((k, ir.Col(k)) for k in key)) for c in changes)))
-    current = ir.SemiJoin(counters(update, predicate, iteration), touched, key)
-    total = ir.Filter(summed([current] + changes, arity), ir.Compare("!=", ir.Col("n"), ir.Lit(Constant(0, "int"))))
-    generation, staged = update.reasoning.tick(), update.scratch_relation(f"#counts:{predicate}", arity + 2)
+    key, generation = columns(arity), update.reasoning.tick()
+    change = net_changes(update, predicate, arity, changes, generation)
+    current = stored_rows_for(counters(update, predicate, iteration), change, key)
+    staged = update.scratch_relation(f"#counts:{predicate}", arity + 2)
     update.backend.clear(relation=staged)   # (a row staged for another iteration must not hide an equal one)
-    insert_counts(update, staged, with_iteration(total, arity, iteration), generation, "counting")
-    update.backend.insert(relation=f"#touched:{predicate}", plan=touched, generation=generation)
+    update.backend.insert(relation=staged, plan=with_iteration(nonzero(summed([current, change], arity)), arity,
+                                                               iteration), generation=generation)
+    update.backend.insert(relation=f"#touched:{predicate}", plan=ir.Project(change, tuple((k, ir.Col(k)) for k in key)),
+                          generation=generation)
     update.backend.delete(relation=relation, plan=with_iteration(current, arity, iteration), generation=generation)
     update.backend.insert(relation=relation, plan=tuples_of(staged, arity + 2), generation=update.reasoning.tick())
 
@@ -353,9 +354,9 @@ def store_facts(update: Update, stratum: Stratum) -> None:
     for p in sorted(stratum.predicates):
         arity = arity_of(update, p)
         key, touched = columns(arity), tuples_of(f"#touched:{p}", arity)
-        counted_now = facts(tuples_of(counter_relation(p), arity + 2, names=columns(arity) + ("i", "n")), arity)
-        gone = ir.AntiJoin(ir.SemiJoin(tuples_of(p, arity), touched, key), counted_now, key)
+        trace = tuples_of(counter_relation(p), arity + 2, names=key + ("i", "n"))
+        gone = ir.AntiJoin(stored_rows_for(tuples_of(p, arity), touched, key), trace, key)
         update.delete(p, gone, generation)
-        update.backend.insert(relation=p, plan=ir.SemiJoin(counted_now, touched, key), generation=generation + 1,
-                              revive_since=update.views.g0)
+        update.backend.insert(relation=p, plan=facts(stored_rows_for(trace, touched, key), arity),
+                              generation=generation + 1, revive_since=update.views.g0)
     update.reasoning.tick()

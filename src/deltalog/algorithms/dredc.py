@@ -112,17 +112,32 @@ def rule_changes(update: Update, info: RuleInfo, stratum: Stratum, lost: set[str
     return out
 
 
+def net_changes(update: Update, predicate: str, arity: int, changes: list[ir.Node], generation: int) -> ir.Scan:
+    """Evaluate the signed count changes once, summed per tuple (zero sums kept: the tuple was touched),
+    into a scratch relation; its scan has columns c0..ck and n."""
+    delta = update.scratch_relation(f"#delta:{predicate}", arity + 1)
+    update.backend.clear(relation=delta)
+    insert_counts(update, delta, summed(changes, arity), generation, "counting")
+    return tuples_of(delta, arity + 1, names=columns(arity) + ("n",))
+
+
+def stored_rows_for(stored: ir.Scan, keys: ir.Node, key: tuple[str, ...]) -> ir.Node:
+    """The stored rows whose key is among ``keys`` (distinct keys), found by probing the stored
+    relation's index from the few keys, never by scanning the relation (a SemiJoin would)."""
+    return ir.Join(ir.Project(keys, tuple((k, ir.Col(k)) for k in key)), stored, key)
+
+
+def nonzero(plan: ir.Node) -> ir.Node:
+    return ir.Filter(plan, ir.Compare("!=", ir.Col("n"), ir.Lit(Constant(0, "int"))))
+
+
 def store_counts(update: Update, predicate: str, arity: int, changes: list[ir.Node]) -> None:
     """Fold signed count changes into the counter relation (rows with a zero count disappear)."""
-    counters = counter_relation(predicate)
-    key = columns(arity)
-    touched = ir.Distinct(ir.Union_(tuple(ir.Project(c, tuple((k, ir.Col(k)) for k in key)) for c in changes)))
-    current = ir.SemiJoin(tuples_of(counters, arity + 1, None, names=key + ("n",)), touched, key)
-    total = summed([current] + changes, arity)
-    generation = update.reasoning.tick()
+    counters, key, generation = counter_relation(predicate), columns(arity), update.reasoning.tick()
+    change = net_changes(update, predicate, arity, changes, generation)
+    current = stored_rows_for(tuples_of(counters, arity + 1, None, names=key + ("n",)), change, key)
     staged = update.scratch_relation(f"#counts:{predicate}", arity + 1)
-    insert_counts(update, staged, ir.Filter(total, ir.Compare("!=", ir.Col("n"), ir.Lit(Constant(0, "int")))),
-                  generation, "counting")
+    update.backend.insert(relation=staged, plan=nonzero(summed([current, change], arity)), generation=generation)
     update.backend.delete(relation=counters, plan=current, generation=generation)
     update.backend.insert(relation=counters, plan=tuples_of(staged, arity + 1, View(generation, generation + 1)),
                           generation=update.reasoning.tick())
