@@ -143,3 +143,16 @@ def live_rows_1(relation: Relation) -> set[int]:
     mask = relation.death_mask(np.arange(len(relation)), None, None)
     values = relation.columns()[0]
     return set((values if mask is None else values[mask]).tolist())
+
+
+def test_counts_follow_deletions_and_revivals_of_the_same_range():
+    relation = Relation("r", 1)
+    relation.insert([np.arange(10)], generation=1)
+    relation.delete([np.array([3, 4])], generation=2)
+    whole = relation.rows_for(0, None)
+    assert relation.count(*whole, None, None) == 8 and relation.count(*whole, None, (2, None)) == 2
+    relation.insert([np.array([3])], generation=3, revive_since=2)   # comes back to life in place
+    assert relation.rows_for(0, None) == whole
+    assert relation.count(*whole, None, None) == 9 and relation.count(*whole, None, (2, None)) == 1
+    relation.delete([np.array([5])], generation=4)
+    assert relation.count(*whole, None, None) == 8 and relation.count(*whole, 3, None) == 9

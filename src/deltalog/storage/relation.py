@@ -40,6 +40,7 @@ class Relation:
         self.deleted_rows = 0
         self._dead: list[np.ndarray] = []        # row ids deleted so far (revived ones are filtered out)
         self._dead_exact = True                  # no revived row hides in _dead (a revive clears it)
+        self._counts: dict[tuple, int] = {}      # count() answers since the last deletion or revival
         self._generations: list[int] = []
         self._ends: list[int] = []
         self._max_id = -1
@@ -110,6 +111,7 @@ class Relation:
             return rows, 0
         died[found] = ALIVE
         self._dead_exact = False
+        self._counts.clear()
         self.deleted_rows -= found.size
         self.tuples.record(self._rows_at(found), found)
         rest = np.ones(n, bool)
@@ -150,6 +152,7 @@ class Relation:
         if not index.exact:
             rows = rows[self._same_as_some(rows, columns)]
         died[rows] = generation
+        self._counts.clear()
         self.tuples.discard(self._rows_at(rows))
         self.deleted_rows += rows.size
         self._dead.append(rows)
@@ -182,9 +185,18 @@ class Relation:
         return rows
 
     def count(self, lo: int, hi: int, visible: int | None, deleted) -> int:
-        """Rows lo..hi a scan with these death conditions reads, in O(deleted rows)."""
+        """Rows lo..hi a scan with these death conditions reads, in O(deleted rows) (remembered until
+        rows die or revive: appending rows leaves the answer for a fixed range unchanged)."""
         if deleted is None and self.deleted_rows == 0:
             return hi - lo
+        key = (lo, hi, visible, deleted)
+        if key not in self._counts:
+            if len(self._counts) >= 4096:   # a relation that only grows keeps asking new ranges
+                self._counts.clear()
+            self._counts[key] = self._count_dead_aware(lo, hi, visible, deleted)
+        return self._counts[key]
+
+    def _count_dead_aware(self, lo: int, hi: int, visible: int | None, deleted) -> int:
         dead = self.dead_rows()
         dead = dead[(dead >= lo) & (dead < hi)]
         died = self.died()[dead]
