@@ -232,6 +232,11 @@ def join_frames(node: ir.Join, ctx: Context, wanted: tuple[str, ...]) -> Iterato
 def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
     """For semi/anti joins: each left frame with a mask of rows that have a match on the right."""
     right = node.right
+    if (relation := whole_live_relation(right, node.on, ctx)) is not None:
+        names = [t.name for t in right.terms]
+        for frame in stream(node.left, ctx):
+            yield frame, relation.contains([frame.columns[n] for n in names])
+        return
     if not isinstance(right, ir.Scan) or _has_repeats(right):
         right = ir.Distinct(_project_on(right, node.on))
     lookup = lookup_for(right, node.on, ctx)
@@ -245,6 +250,19 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
         found = np.zeros(frame.length, bool)
         found[probe_idx[keep]] = True
         yield frame, found
+
+
+def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Relation | None:
+    """The stored relation when the right side is all of its live tuples matched on every column:
+    membership is then a probe of its tuple set (a hash or byte map), not of a sorted index."""
+    if not isinstance(right, ir.Scan) or right.visible is not None or right.deleted is not None:
+        return None
+    if not right.terms or not all(isinstance(t, ir.Col) for t in right.terms) or _has_repeats(right):
+        return None
+    if {t.name for t in right.terms} != set(on):
+        return None
+    relation, lo, hi = scan_window(right, ctx)
+    return relation if relation.arity and lo == 0 and hi == len(relation) else None
 
 
 def _has_repeats(scan: ir.Scan) -> bool:
