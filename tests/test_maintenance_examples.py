@@ -178,14 +178,34 @@ def test_symmetric_transitive_chain_updates_under_hash_seeds(seed, tmp_path):
 
 
 def test_auto_policy_choices(backend_name):
-    # Two hops rather than a closure: the choice depends on the update's size, not on recursion,
-    # and a 3,000-edge chain would be 3,000 Spark rounds.
-    hops = "hop2(X, Z) :- edge(X, Y), edge(Y, Z).\n"
-    r = Reasoner(hops, backend=backend_name)
-    r.load("edge", [(i, i + 1) for i in range(3000)])
+    # Short chains keep the closure to a few rounds (a 3,000-edge chain would be 3,000 Spark rounds).
+    program = "path(X, Y) :- edge(X, Y).\npath(X, Z) :- edge(X, Y), path(Y, Z).\nseen(X) :- node(X).\n"
+    r = Reasoner(program, backend=backend_name)
+    r.load("edge", [(3 * i + j, 3 * i + j + 1) for i in range(1500) for j in (0, 1)])
+    r.load("node", [(i,) for i in range(3000)])   # 6,000 explicit facts
     r.materialise()
-    assert r.update(add={"edge": [(5000, 5001)]}).algorithm == "dred", "a small update"
+    assert r.update(add={"edge": [(9000, 9001)]}).algorithm == "dred", "a small update"
     assert r.update(delete={"edge": [(3, 4)]}).algorithm == "dred", "a small update"
-    big = r.update(delete={"edge": [(i, i + 1) for i in range(10, 30)]})
-    assert big.algorithm == "remat", "more than 0.1% of the explicit facts"
-    assert big.removed["edge"].height == 20
+    edges = r.update(delete={"edge": [(3 * i, 3 * i + 1) for i in range(10, 20)]})
+    assert edges.algorithm == "remat", "10 facts feeding a transitive closure: past 0.1%"
+    assert edges.removed["edge"].height == 10 and edges.removed["path"].height == 20
+    nodes = r.update(delete={"node": [(i,) for i in range(20)]})
+    assert nodes.algorithm == "dred", "20 facts (0.3%) feeding only a nonrecursive rule: under 1%"
+    assert r.update(delete={"node": [(i,) for i in range(20, 90)]}).algorithm == "remat", "70 facts: over 1%"
+    assert r.relation("seen").height == 2910
+    assert r.relation("path").height == 3 * 1500 + 1 - 2 - 20   # 3 per short chain; +(9000,9001); -2 per cut
+
+
+def test_generative_recursion_is_recognised():
+    from deltalog.algorithms.maintain import feeds_generative_recursion
+    program = """
+    path(X, Z) :- edge(X, Y), path(Y, Z).
+    path(X, Y) :- edge(X, Y).
+    faculty(X) :- professor(X).
+    professor(X) :- faculty(X), senior(X).
+    member(Y, X) :- memberOf(X, Y).
+    memberOf(X, Y) :- member(Y, X).
+    """
+    feeding = feeds_generative_recursion(Reasoner(program).reasoning.program)
+    assert {"edge", "path"} <= feeding
+    assert not feeding & {"faculty", "professor", "senior", "member", "memberOf"}

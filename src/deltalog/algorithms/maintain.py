@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Mapping
-
-import polars as pl
+from typing import TYPE_CHECKING, Mapping
 
 from deltalog.algorithms.context import Reasoning
 from deltalog.algorithms import counting, dredc
@@ -24,9 +22,13 @@ from deltalog.algorithms.dred import MaintenanceUnsupported, dred_stratum
 from deltalog.algorithms.dredc import dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, UpdateViews, explicit_relation,
-                                        lower_changes, tuples_of)
+                                        lower_changes, predicates_read, tuples_of)
+from deltalog.analysis.program import AnalysedProgram, RuleInfo
 from deltalog.plan import ir
-from deltalog.plan.rules import View
+from deltalog.plan.rules import View, variables_of
+
+if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
+    import polars as pl
 
 ALGORITHMS = ("dred", "dredc", "counting", "fbf", "bf", "remat", "auto")
 FBF_BUDGET = 100_000
@@ -131,24 +133,50 @@ def choose(update: Update, algorithm: str) -> str:
 
 
 REMAT_FRACTION = 0.001
-"""Past this fraction of the explicit facts changed, rematerialising from scratch is cheaper: the
-break-even points measured in docs/maintenance-benchmarks.md lie at 0.01-0.1% of the explicit facts
-(LUBM-like, Claros-like, RS2, DAG-R), because the vectorised materialisation is fast."""
+"""Past this fraction of the explicit facts changed *upstream of a generative recursive rule*,
+rematerialising from scratch is cheaper: on transitive closures, symmetric-transitive cliques and
+RS2 the break-even points measured in docs/maintenance-benchmarks.md lie at 0.001-0.1%."""
+
+BOUNDED_REMAT_FRACTION = 0.01
+"""Past this fraction of the explicit facts changed in all, rematerialise. Without generative
+recursion, an explicit fact reaches a bounded number of derived facts: on the LUBM-like data DRed
+breaks even at 1-2.5% of the explicit facts."""
 
 
 def choose_automatically(update: Update) -> str:
     """The policy of docs/maintenance.md, from cheap estimates: rematerialise past the measured
-    break-even fraction of changed explicit facts, else DRed (measured no slower than FBF/B/F on
-    LUBM-like data and much faster on cliques, where backward chaining explores everything)."""
+    break-even fraction of changed explicit facts (a lower one for facts that feed generative
+    recursion), else DRed (measured faster than FBF/B/F on LUBM-like data and much faster on
+    cliques, where backward chaining explores everything)."""
     program, backend = update.reasoning.program, update.backend
-    plus = {n[1:]: update.count(n, View()) for n in update.scratch if n[0] == ADD_PREFIX and ":" not in n}
-    minus = {n[1:]: update.count(n, View()) for n in update.scratch if n[0] == DELETE_PREFIX and ":" not in n}
+    changes = [(n[1:], update.count(n, View())) for n in update.scratch
+               if n[0] in (ADD_PREFIX, DELETE_PREFIX) and ":" not in n]
     explicit = sum(backend.count(relation=explicit_store(update, p)) for p in update.reasoning.arities
                    if p in program.edb or explicit_relation(p) in backend.relations())
-    changed = sum(plus.values()) + sum(minus.values())
-    if explicit and changed > REMAT_FRACTION * explicit:
+    feeding = feeds_generative_recursion(program)
+    risky = sum(n for p, n in changes if p in feeding)
+    changed = sum(n for _, n in changes)
+    if explicit and (risky > REMAT_FRACTION * explicit or changed > BOUNDED_REMAT_FRACTION * explicit):
         return "remat"
     return "dred"
+
+
+def generative(info: RuleInfo, own: frozenset[str]) -> bool:
+    """A recursive rule with a head variable missing from one of its own-stratum body atoms, such as
+    ``path(X, Z) :- edge(X, Y), path(Y, Z)``: it combines constants into new tuples, so one explicit
+    change can reach very many derived facts. ``faculty(X) :- professor(X)`` or
+    ``member(Y, X) :- memberOf(X, Y)`` only relabel a tuple."""
+    head = variables_of(info.head)
+    return any(not head <= variables_of(atom) for atom in info.positive if atom.predicate in own)
+
+
+def feeds_generative_recursion(program: AnalysedProgram) -> set[str]:
+    """The predicates a generative recursive rule depends on, directly or through lower strata."""
+    feeding: set[str] = set()
+    for stratum in reversed(program.strata):
+        if stratum.predicates & feeding or any(generative(info, stratum.predicates) for info in stratum.recursive):
+            feeding |= set(stratum.predicates) | predicates_read(stratum.rules)
+    return feeding
 
 
 # ---- explicit changes ------------------------------------------------------------------------
