@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deltalog.algorithms.dred import MaintenanceUnsupported
+from deltalog.algorithms.dred import refuse_recursive_aggregates
 from deltalog.algorithms.context import rule_label
 from deltalog.algorithms.dredc import (columns, explicit_changes, insert_counts, negated, net_changes, nonzero,
                                        old_explicit, rule_changes, rule_counts, stored_rows_for, summed)
@@ -52,8 +52,7 @@ def counter_relation(predicate: str) -> str:
 
 def counting_stratum(update: Update, stratum: Stratum) -> None:
     """Maintain one stratum's trace (001 Algorithm 3, lines 21-38), then its derived relations."""
-    if any(info.aggregates for info in stratum.recursive):
-        raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")
+    refuse_recursive_aggregates(stratum)
     if counter_relation(min(stratum.predicates)) not in update.backend.relations():
         count_trace(update, stratum)
     lost, gained = lower_changes(update, stratum, stratum.recursive)

@@ -33,10 +33,19 @@ class MaintenanceUnsupported(DeltalogError):
     """This update needs something the chosen algorithm cannot do incrementally (callers rematerialise)."""
 
 
+def aggregates_in_recursion(stratum: Stratum) -> bool:
+    return any(info.aggregates for info in stratum.recursive)
+
+
+def refuse_recursive_aggregates(stratum: Stratum) -> None:
+    """The incremental algorithms maintain aggregates only outside recursion."""
+    if aggregates_in_recursion(stratum):
+        raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")
+
+
 def dred_stratum(update: Update, stratum: Stratum) -> None:
     """Maintain one stratum with DRed: overdelete, rederive one step, insert."""
-    if any(info.aggregates for info in stratum.recursive):
-        raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")
+    refuse_recursive_aggregates(stratum)
     overdelete(update, stratum)
     rederive(update, stratum)
     insert(update, stratum)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import time
 
 from deltalog.algorithms.context import rule_label
-from deltalog.algorithms.dred import (MaintenanceUnsupported, aggregate_rules_affected, delta_rule_plans, insert,
-                                      overdelete, rederive)
+from deltalog.algorithms.dred import (aggregate_rules_affected, delta_rule_plans, insert, overdelete, rederive,
+                                      refuse_recursive_aggregates)
 from deltalog.algorithms.update import ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, lower_changes, tuples_of
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
@@ -33,8 +33,7 @@ def counter_relation(predicate: str) -> str:
 
 
 def dredc_stratum(update: Update, stratum: Stratum) -> None:
-    if any(info.aggregates for info in stratum.recursive):
-        raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")
+    refuse_recursive_aggregates(stratum)
     if counter_relation(min(stratum.predicates)) not in update.backend.relations():
         count_from_scratch(update, stratum)
     update_counters(update, stratum)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from deltalog.algorithms.context import rule_label
-from deltalog.algorithms.dred import MaintenanceUnsupported, aggregate_results, insert, overdelete, rederive
+from deltalog.algorithms.dred import aggregate_results, insert, overdelete, rederive, refuse_recursive_aggregates
 from deltalog.algorithms.update import Update, explicit_relation, tuples_of
 from deltalog.analysis.program import Stratum
 from deltalog.plan import ir
@@ -32,8 +32,7 @@ from deltalog.plan.rules import View, rule_plan
 
 def fbf_stratum(update: Update, stratum: Stratum, budget: int | None = None) -> None:
     """Maintain one stratum with FBF (B/F when ``budget`` is None)."""
-    if any(info.aggregates for info in stratum.recursive):
-        raise MaintenanceUnsupported("recursive rules with aggregates are maintained by rematerialisation")
+    refuse_recursive_aggregates(stratum)
     proofs = Proofs(update, stratum, budget)
     overdelete(update, stratum, settle=proofs.settle)
     proofs.revive_proved()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Mapping
 from deltalog.algorithms.context import Reasoning
 from deltalog.algorithms import counting, dredc
 from deltalog.algorithms.counting import counting_stratum
-from deltalog.algorithms.dred import MaintenanceUnsupported, dred_stratum
+from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recursion, dred_stratum
 from deltalog.algorithms.dredc import dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, UpdateViews, explicit_relation,
@@ -124,7 +124,7 @@ def choose(update: Update, algorithm: str) -> str:
     """The algorithm to run: as asked, except that DRed and FBF need aggregates outside recursion."""
     if algorithm == "remat":
         return "remat"
-    if any(info.aggregates for s in update.reasoning.program.strata for info in s.recursive):
+    if any(aggregates_in_recursion(s) for s in update.reasoning.program.strata):
         if algorithm != "auto":
             raise MaintenanceUnsupported(f"{algorithm} cannot maintain a recursive rule with an aggregate; "
                                          "use algorithm='remat' (or 'auto')")
