@@ -8,7 +8,7 @@ import pytest
 
 from deltalog.api import Reasoner
 from deltalog.cli import main
-from deltalog.store import current_snapshot
+from deltalog.store.layout import read_pointer as current_snapshot
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -63,7 +63,7 @@ def test_a_crash_while_saving_leaves_the_previous_snapshot_current(tmp_path, mon
 
     def crash(*args, **kwargs):
         raise OSError("disk full")
-    monkeypatch.setattr(type(r.backend), "save_state", crash)
+    monkeypatch.setattr("deltalog.storage.persist.save_state", crash)
     with pytest.raises(OSError):
         r.save(store)
     assert current_snapshot(store) == before

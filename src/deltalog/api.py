@@ -82,6 +82,7 @@ class Reasoner:
         self.offload = default_policy(self.backend) if offload == "auto" else offload
         self.reasoning = Reasoning(self.analysed, self.backend)
         self._materialised = False
+        self.store_link: Any = None     # the store this state was read from or saved to (deltalog/store)
         self._arities = dict(self.analysed.arities)
         for predicate, arity in self._arities.items():
             self.backend.create_relation(relation=predicate, arity=arity)
@@ -92,18 +93,35 @@ class Reasoner:
             self._materialised = True
 
     @classmethod
-    def open(cls, store: str | os.PathLike) -> "Reasoner":
-        """The reasoner saved in a store directory (see ``save`` and ``deltalog init``)."""
+    def open(cls, store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0) -> "Reasoner":
+        """The reasoner saved in a store directory (see ``save`` and ``deltalog init``), read from one
+        consistent version. ``writable``: also hold the store's writer lock (waiting up to ``wait``
+        seconds for another writer) until ``close()``, so that ``save`` cannot meet a conflict."""
         from deltalog.store import open_store
-        return open_store(store)
+        return open_store(store, writable=writable, wait=wait)
 
-    def save(self, store: str | os.PathLike, *, event: Mapping[str, Any] | None = None) -> None:
-        """Save program, facts and materialisation as a store directory, atomically (local backend)."""
+    def save(self, store: str | os.PathLike, *, event: Mapping[str, Any] | None = None, wait: float = 0.0) -> None:
+        """Save program, facts and materialisation into a store directory (new, empty, or a store),
+        atomically and durably (local backend). Saving back to the store the reasoner was opened from
+        writes only what changed; it refuses if another writer updated the store meanwhile."""
         from deltalog.store import save_store
         if not self._materialised:
             self.materialise()
         text = self.source if self.source is not None else str(self.program)
-        save_store(self, store, text, dict(event or {"event": "save"}))
+        save_store(self, store, text, dict(event or {"event": "save"}), wait=wait)
+
+    def close(self) -> None:
+        """Release the store's writer lock, if ``open(..., writable=True)`` took it."""
+        link = self.store_link
+        if link is not None and link.lock is not None:
+            link.lock.release()
+            link.lock = None
+
+    def __enter__(self) -> "Reasoner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # ---- loading -------------------------------------------------------------------------------
 
@@ -237,8 +255,9 @@ class Reasoner:
         return self.backend.read(relation=predicate)
 
     def query(self, atom: str) -> pl.DataFrame:
-        """Answers to a query atom such as ``path(1, Y)``: one column per named variable."""
-        parsed = parse_atom(atom)
+        """The set of answers to a query atom such as ``path(1, Y)``: one column per named variable
+        (``path(X, _)`` gives each X once); the program's ``@prefix``es may be used."""
+        parsed = parse_atom(atom, prefixes=self.program.prefixes)
         arity = self._arities.get(parsed.predicate)
         if arity is None:
             raise QueryError(f"unknown predicate {parsed.predicate!r}", parsed.span)
@@ -246,7 +265,7 @@ class Reasoner:
             raise QueryError(f"{parsed.predicate} has arity {arity}, the query has {parsed.arity}", parsed.span)
         scan = ir.Scan(parsed.predicate, tuple(term(t) for t in parsed.terms))
         named = dict.fromkeys(t.name for t in parsed.terms if isinstance(t, Variable) and not t.anonymous)
-        return self.backend.evaluate(plan=ir.Project(scan, tuple((n, ir.Col(n)) for n in named)))
+        return self.backend.evaluate(plan=ir.Distinct(ir.Project(scan, tuple((n, ir.Col(n)) for n in named))))
 
     def derived_predicates(self) -> list[str]:
         """Predicates to write: the program's @output ones if any, else every rule head."""

@@ -23,8 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "OUT/predicate=<p>/ (Parquet, one dataset) or OUT/<p>/ (CSV, TSV) of part files")
     run.add_argument("--stats", action="store_true", help="print per-stratum and per-rule statistics")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    query = commands.add_parser("query", help="materialise, then print the answers to a query atom")
-    _add_inputs(query)
+    query = commands.add_parser("query", help="print the answers to a query atom: from a store (deltalog query "
+                                "STORE ATOM), or after materialising a program over fact files")
+    _add_inputs(query, "the program file (.dl), or a store directory")
     query.add_argument("atom", help='a query atom such as "path(1, Y)"')
     check = commands.add_parser("check", help="parse and analyse a program, report errors")
     check.add_argument("program")
@@ -36,8 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_inputs(command: argparse.ArgumentParser) -> None:
-    command.add_argument("program", help="the program file (.dl)")
+def _add_inputs(command: argparse.ArgumentParser, program: str = "the program file (.dl)") -> None:
+    command.add_argument("program", help=program)
     command.add_argument("--facts", metavar="DIR", help="directory of fact files (p.tsv, p.csv, p.parquet, *.nt)")
     command.add_argument("--rdf-predicates", action="store_true",
                          help="load RDF files as one binary predicate per property instead of triple(S, P, O)")
@@ -119,6 +120,9 @@ def cmd_run(args) -> int:
 
 
 def cmd_query(args) -> int:
+    if Path(args.program).is_dir():
+        from deltalog.cli_store import cmd_query_store
+        return cmd_query_store(args)
     reasoner = _reasoner(args)
     reasoner.materialise()
     answers = reasoner.query(args.atom)

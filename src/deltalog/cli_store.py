@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,8 @@ def add_store_commands(commands) -> None:
     update.add_argument("--delete", metavar="DIR", help="fact files to delete")
     update.add_argument("--algorithm", choices=ALGORITHMS, default="auto")
     update.add_argument("--stats", action="store_true", help="print per-phase statistics")
+    update.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                        help="wait this long for another update of the store to finish (default: fail at once)")
     export = commands.add_parser("export", help="write the store's derived predicates (or --all)")
     export.add_argument("store")
     export.add_argument("--out", required=True)
@@ -29,14 +32,18 @@ def add_store_commands(commands) -> None:
     export.add_argument("--all", action="store_true", help="every predicate, explicit ones included")
     stats = commands.add_parser("stats", help="facts per predicate and the store's update history")
     stats.add_argument("store")
+    stats.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    verify = commands.add_parser("verify", help="check every file of the store's current version")
+    verify.add_argument("store")
 
 
 def cmd_init(args) -> int:
     from deltalog.api import Reasoner
     store = Path(args.store)
-    if (store / "CURRENT").exists():
-        print(f"error: {store} is a store already", file=sys.stderr)
-        return 2
+    from deltalog.store.layout import CURRENT, StoreError, refuse_foreign
+    if (store / CURRENT).exists():
+        raise StoreError(f"{store} is a store already (update it with 'deltalog update')")
+    refuse_foreign(store)    # before any work is done
     reasoner = Reasoner(Path(args.program))
     loaded = reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates) if args.facts else 0
     summary = reasoner.materialise()
@@ -55,13 +62,14 @@ def read_changes(directory: str | None, arities) -> dict:
 def cmd_update(args) -> int:
     from deltalog.api import Reasoner
     started = time.perf_counter()
-    reasoner = Reasoner.open(args.store)
-    add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
-    result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm)
-    event = {"event": "update", "algorithm": result.algorithm, "seconds": result.seconds,
-             "added": {p: f.height for p, f in result.added.items()},
-             "removed": {p: f.height for p, f in result.removed.items()}}
-    reasoner.save(args.store, event=event)
+    # the writer lock is held from reading the store to switching CURRENT: no concurrent update is lost
+    with Reasoner.open(args.store, writable=True, wait=args.wait) as reasoner:
+        add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
+        result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm)
+        event = {"event": "update", "algorithm": result.algorithm, "seconds": result.seconds,
+                 "added": {p: f.height for p, f in result.added.items()},
+                 "removed": {p: f.height for p, f in result.removed.items()}}
+        reasoner.save(args.store, event=event)
     print_update(result, time.perf_counter() - started)
     if args.stats:
         print_phases(reasoner)
@@ -101,13 +109,44 @@ def cmd_export(args) -> int:
 def cmd_stats(args) -> int:
     from deltalog.api import Reasoner
     reasoner = Reasoner.open(args.store)
-    for predicate, arity in sorted(reasoner.predicates().items()):
-        kind = "derived" if predicate in reasoner.analysed.idb else "explicit"
-        print(f"{predicate}/{arity}\t{reasoner.backend.count(relation=predicate):,}\t{kind}")
-    for entry in getattr(reasoner, "store_history", []):
+    link = reasoner.store_link
+    rows = [{"predicate": p, "arity": a, "facts": reasoner.backend.count(relation=p),
+             "kind": "derived" if p in reasoner.analysed.idb else "explicit"}
+            for p, a in sorted(reasoner.predicates().items())]
+    files = link.manifest["files"]
+    summary = {"store": str(args.store), "snapshot": link.snapshot, "version": link.version,
+               "segments": len(link.manifest["parts"]) - 1, "bytes": sum(size for size, _ in files.values()),
+               "predicates": rows, "history": getattr(reasoner, "store_history", [])}
+    if args.json:
+        print(json.dumps(summary, indent=1))
+        return 0
+    width = max([len("predicate")] + [len(f"{r['predicate']}/{r['arity']}") for r in rows])
+    print(f"{'predicate':<{width}}  {'facts':>12}  kind")
+    for r in rows:
+        print(f"{r['predicate'] + '/' + str(r['arity']):<{width}}  {r['facts']:>12,}  {r['kind']}")
+    print(f"\n{link.snapshot}, version {link.version} ({summary['segments']} update segments), "
+          f"{summary['bytes']:,} bytes")
+    for entry in summary["history"][-20:]:
         details = {k: v for k, v in entry.items() if k not in ("event", "time")}
         print(f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(entry['time']))}  {entry['event']}  {details}")
     return 0
 
 
-STORE_COMMANDS = {"init": cmd_init, "update": cmd_update, "export": cmd_export, "stats": cmd_stats}
+def cmd_verify(args) -> int:
+    from deltalog.store import verify_store
+    summary = verify_store(args.store)
+    print(f"ok: {args.store} {summary['snapshot']} version {summary['version']}: {summary['files']} files, "
+          f"{summary['bytes']:,} bytes, {summary['facts']:,} facts in {summary['predicates']} predicates")
+    return 0
+
+
+def cmd_query_store(args) -> int:
+    """``deltalog query STORE ATOM``: answers from the stored materialisation, nothing recomputed."""
+    from deltalog.api import Reasoner
+    answers = Reasoner.open(args.program).query(args.atom)
+    answers.write_csv(sys.stdout, separator="\t", include_header=True)
+    return 0
+
+
+STORE_COMMANDS = {"init": cmd_init, "update": cmd_update, "export": cmd_export, "stats": cmd_stats,
+                  "verify": cmd_verify}

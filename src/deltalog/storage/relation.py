@@ -17,6 +17,7 @@ batch costs O(batch) however large the relation is.
 from __future__ import annotations
 
 import bisect
+import itertools
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from deltalog.storage.tupleset import TupleSet, pack, unique_sorted
 
 ALIVE = np.iinfo(np.int64).max
 SAMPLE_ROWS = 1 << 14
+_LAYOUTS = itertools.count(1)
 
 
 class Relation:
@@ -46,6 +48,14 @@ class Relation:
         self._max_id = -1
         self.tuples = TupleSet(self._width, self._rows_at)
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
+        # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
+        # the saved length, and the death marks of the rows a delete or revive touched (the journal).
+        # ``layout`` changes whenever row ids are renumbered (compaction, rollback: __init__ runs again),
+        # which makes the next save write the relation whole.
+        self.layout = next(_LAYOUTS)
+        self._died_journal: list[np.ndarray] = []
+        self._journal_rows = 0
+        self.journal_overflow = False    # the journal outgrew the relation: save every death mark instead
 
     def __len__(self) -> int:
         return len(self._cols[0])
@@ -110,6 +120,7 @@ class Relation:
         if found.size == 0:
             return rows, 0
         died[found] = ALIVE
+        self._journal(found)
         self._dead_exact = False
         self._counts.clear()
         self.deleted_rows -= found.size
@@ -152,11 +163,40 @@ class Relation:
         if not index.exact:
             rows = rows[self._same_as_some(rows, columns)]
         died[rows] = generation
+        self._journal(rows)
         self._counts.clear()
         self.tuples.discard(self._rows_at(rows))
         self.deleted_rows += rows.size
         self._dead.append(rows)
         return int(rows.size)
+
+    def _journal(self, rows: np.ndarray) -> None:
+        """Remember rows whose death mark changed, until a save takes them (bounded by the relation's size:
+        past it, the next save writes all death marks, which costs no more)."""
+        if self.journal_overflow or rows.size == 0:
+            return
+        self._journal_rows += rows.size
+        if self._journal_rows > max(len(self) // 4, 1024):
+            self._died_journal, self._journal_rows, self.journal_overflow = [], 0, True
+        else:
+            self._died_journal.append(rows)
+
+    def died_journal(self) -> tuple[np.ndarray | None, int]:
+        """The rows whose death marks changed since the last :meth:`forget_journal` (None: unknown, take
+        all), and a mark to pass to :meth:`forget_journal` once they are saved."""
+        if self.journal_overflow:
+            return None, -1
+        rows = np.concatenate(self._died_journal) if self._died_journal else np.empty(0, np.int64)
+        return unique_sorted(rows), len(self._died_journal)
+
+    def forget_journal(self, mark: int) -> None:
+        """The journal's first ``mark`` entries are saved (-1: an overflowed journal was saved whole)."""
+        if mark < 0:
+            self.journal_overflow = False
+            self._died_journal, self._journal_rows = [], 0
+            return
+        del self._died_journal[:mark]
+        self._journal_rows = sum(r.size for r in self._died_journal)
 
     def _same_as_some(self, rows: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
         """For fingerprint indexes: which candidate rows really equal a batch row."""
@@ -220,16 +260,33 @@ class Relation:
 
     @classmethod
     def restore(cls, name: str, arity: int, columns: list[np.ndarray], generations: list[int],
-                ends: list[int]) -> "Relation":
-        """A relation from saved live rows and generation marks (see storage/persist.py)."""
+                ends: list[int], died: np.ndarray | None = None) -> "Relation":
+        """A relation from saved rows, generation marks and (if any row is deleted) death marks
+        (see storage/persist.py)."""
         relation = cls(name, arity)
         for store, values in zip(relation._cols, columns):
             store.extend(values)
+        if len(columns[0]) != (ends[-1] if ends else 0) or any(len(c) != len(columns[0]) for c in columns):
+            raise ValueError(f"relation {name}: {len(columns[0])} rows, but generation marks end at "
+                             f"{ends[-1] if ends else 0}")
         relation._generations, relation._ends = list(generations), list(ends)
         relation._max_id = max((int(c.max()) for c in columns if c.size), default=-1)
+        live = np.arange(len(relation))
+        if died is not None and (died != ALIVE).any():
+            if len(died) != len(relation):
+                raise ValueError(f"relation {name}: {len(died)} death marks for {len(relation)} rows")
+            relation._died = GrowableArray(np.int64)
+            relation._died.extend(died)
+            relation._dead = [np.flatnonzero(died != ALIVE)]
+            relation.deleted_rows = int(relation._dead[0].size)
+            live = np.flatnonzero(died == ALIVE)
         if len(relation):
-            relation.tuples.rebuild(relation.stored_columns(), np.arange(len(relation)), relation._max_id)
+            relation.tuples.rebuild([c[live] for c in relation.stored_columns()], live, relation._max_id)
         return relation
+
+    def death_marks(self) -> np.ndarray | None:
+        """Every row's death mark, or None while no row was ever deleted (for saving)."""
+        return None if self._died is None else self._died.view()
 
     def rollback(self, generation: int) -> None:
         """Undo everything done at generations >= ``generation``: drop the rows inserted since, and

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, MutableMapping
 
 import numpy as np
@@ -164,19 +163,16 @@ class LocalBackend:
             columns = [ids_of_tagged(cells.to_series(i), self.dictionary) for i in range(target.arity)]
             return target.insert(columns, generation=generation)
 
-    def save_state(self, *, directory) -> None:
-        """Write the dictionary and every relation's live rows into ``directory`` (which must exist)."""
-        from deltalog.storage.persist import save_dictionary, save_relations
-        save_dictionary(self.dictionary, Path(directory))
-        save_relations(self._relations, Path(directory))
+    def relations_state(self) -> dict[str, Relation]:
+        """The stored relations themselves, for saving (storage/persist.py; the store is local-only)."""
+        return self._relations
 
     @classmethod
-    def from_state(cls, directory) -> "LocalBackend":
-        """A backend holding what ``save_state`` wrote."""
-        from deltalog.storage.persist import load_dictionary, load_relations
+    def from_parts(cls, dictionary: Dictionary, relations: dict[str, Relation]) -> "LocalBackend":
+        """A backend holding a loaded dictionary and relations (see deltalog/store)."""
         backend = cls()
-        backend.dictionary = load_dictionary(Path(directory))
-        backend._relations = load_relations(Path(directory))
+        backend.dictionary = dictionary
+        backend._relations = dict(relations)
         return backend
 
     def memory_bytes(self) -> int:

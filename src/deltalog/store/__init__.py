@@ -1,0 +1,281 @@
+"""A persistent store: a directory holding a program, its facts and their materialisation, kept up to date.
+
+An update appends a *segment* with what it changed (storage/persist.py) and a new manifest, then
+switches ``CURRENT`` to it (store/layout.py has the layout). Now and then (many segments, or
+segments as large as half the base, or a changed program) a save writes a whole new snapshot
+instead and removes the old ones that no reader is reading. Files and directories are fsynced
+before ``CURRENT`` changes, so a crash at any point leaves either the old or the new version
+current, and a failed save removes what it staged. Writers hold the store's lock
+(store/locks.py); a Reasoner that was opened without it refuses to save over a version it did
+not start from, so no update is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deltalog.store import layout
+from deltalog.store.layout import StoreDamaged, StoreError
+from deltalog.store.locks import WriterLock, reading, try_pin_exclusively, writer_lock, READERS_LOCK
+from deltalog.storage import persist
+
+__all__ = ["open_store", "save_store", "verify_store", "StoreError", "StoreDamaged", "StoreLink"]
+
+HISTORY_KEPT = 1000
+"""Update history entries a manifest keeps (the manifest is rewritten by every update)."""
+MAX_SEGMENTS = 64
+SEGMENT_SHARE = 0.5
+"""A save writes a whole new snapshot once the segments hold more than this share of the base's bytes
+(or number MAX_SEGMENTS): opening then reads little more than the state itself."""
+READ_ATTEMPTS = 50
+
+
+@dataclass
+class StoreLink:
+    """What a reasoner knows of the store it was opened from or saved to: the version its state
+    matches, and how much of its state that version holds."""
+
+    path: Path
+    snapshot: str
+    version: int
+    saved: persist.Saved
+    program: str
+    manifest: dict
+    lock: WriterLock | None = None
+
+
+# ---- reading --------------------------------------------------------------------------------------
+
+def open_store(store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0):
+    """The Reasoner saved in a store, ready for queries and updates. ``writable``: hold the writer lock
+    until ``Reasoner.close()`` (waiting up to ``wait`` seconds for another writer)."""
+    store = Path(store)
+    lock = WriterLock(store, wait) if writable and _check_is_store(store) else None
+    try:
+        return _read(store, lock)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+
+
+def _check_is_store(store: Path) -> bool:
+    layout.read_pointer(store)
+    return True
+
+
+def _read(store: Path, lock: WriterLock | None):
+    for _ in range(READ_ATTEMPTS):
+        snapshot, version, digest = layout.read_pointer(store)
+        with reading(store / snapshot) as present:
+            if not present:
+                time.sleep(0.01)
+                continue
+            loaded = _load_version(store, snapshot, version, digest)
+            if loaded is not None:
+                return _reasoner(store, *loaded, lock=lock)
+        time.sleep(0.01)
+    raise StoreError(f"store {store} changed too often while being read; try again")
+
+
+def _load_version(store: Path, snapshot: str, version: int, digest: str):
+    """(manifest, program text, dictionary, relations), or None if the version went away meanwhile."""
+    file = f"{snapshot}/{layout.manifest_name(version)}"
+    try:
+        data = (store / file).read_bytes()
+    except FileNotFoundError:
+        return None
+    if persist.checksum(data) != digest:
+        if layout.read_pointer(store) != (snapshot, version, digest):
+            return None    # CURRENT moved on while we read
+        raise StoreDamaged(store, file, "checksum mismatch (the manifest was changed or corrupted)")
+    manifest = layout.parse_manifest(store, file, data, snapshot, version)
+    source = persist.FileSource(store / snapshot, manifest["files"])
+    try:
+        program = source.parse("base/program.dl", lambda b: b.decode("utf-8"))
+        dictionary, relations = persist.load_state(source, manifest["parts"])
+    except persist.Damaged as damage:
+        raise StoreDamaged(store, f"{snapshot}/{damage.file}", damage.what) from None
+    return manifest, program, dictionary, relations
+
+
+def _reasoner(store: Path, manifest: dict, program: str, dictionary, relations, *, lock: WriterLock | None):
+    from deltalog.api import Reasoner
+    from deltalog.backends.local.backend import LocalBackend
+    from deltalog.syntax import parse
+    backend = LocalBackend.from_parts(dictionary, relations)
+    parsed = parse(program, source_name=str(store / manifest["snapshot"] / "base" / "program.dl"))
+    missing = set(manifest["arities"]) - set(relations)
+    if missing:
+        raise StoreDamaged(store, manifest["snapshot"], f"no saved relation for {', '.join(sorted(missing))}")
+    reasoner = Reasoner(parsed, backend=backend, restore=manifest)
+    reasoner.source = program
+    reasoner.store_history = manifest.get("history", [])
+    saved = persist.Saved(len(dictionary), {n: (r.layout, len(r)) for n, r in relations.items()})
+    reasoner.store_link = StoreLink(store.resolve(), manifest["snapshot"], manifest["version"], saved, program,
+                                    manifest, lock)
+    return reasoner
+
+
+# ---- writing --------------------------------------------------------------------------------------
+
+def save_store(reasoner, store: str | os.PathLike, program_text: str, event: dict, *, wait: float = 0.0) -> Path:
+    """Save the reasoner's state as the store's new current version (a segment or a whole snapshot)."""
+    store = Path(store)
+    link: StoreLink | None = getattr(reasoner, "store_link", None)
+    holding = link is not None and link.lock is not None and link.path == store.resolve()
+    if not holding:
+        layout.prepare_directory(store)
+    with _locked(store, holding, wait):
+        layout.remove_leftovers(store)
+        current = layout.read_pointer(store) if (store / layout.CURRENT).exists() else None
+        ours = link is not None and link.path == store.resolve()
+        if ours and current is not None and current[:2] != (link.snapshot, link.version):
+            raise StoreError(f"store {store} was updated by another writer since this reasoner read it "
+                             f"(it read {link.snapshot} version {link.version}); open it again and redo the update")
+        history = (list(getattr(reasoner, "store_history", [])) + [dict(event, time=time.time())])[-HISTORY_KEPT:]
+        if ours and current is not None and _append_is_worthwhile(link, program_text):
+            written = _append_segment(reasoner, store, link, program_text, history)
+        else:
+            written = _write_snapshot(reasoner, store, program_text, history, link if ours else None)
+        reasoner.store_history = history
+        if link is not None and link.lock is not None and not ours:
+            link.lock.release()     # saved elsewhere: the reasoner no longer follows the store it locked
+        _remove_old_snapshots(store, keep=reasoner.store_link.snapshot)
+        return written
+
+
+class _NoLock:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _locked(store: Path, holding: bool, wait: float):
+    return _NoLock() if holding else writer_lock(store, wait=wait)
+
+
+def _append_is_worthwhile(link: StoreLink, program_text: str) -> bool:
+    parts = link.manifest["parts"]
+    sizes = link.manifest["files"]
+    base = sum(size for name, (size, _) in sizes.items() if name.startswith("base/"))
+    segments = sum(size for name, (size, _) in sizes.items() if not name.startswith("base/"))
+    return program_text == link.program and len(parts) <= MAX_SEGMENTS and segments <= SEGMENT_SHARE * max(base, 1)
+
+
+def _manifest(reasoner, snapshot: str, version: int, parts: list[str], files: dict, history: list) -> dict:
+    return {"format": layout.FORMAT_VERSION, "snapshot": snapshot, "version": version, "parts": parts,
+            "files": files, "generation": reasoner.reasoning.generation, "arities": reasoner.predicates(),
+            "history": history}
+
+
+def _write_snapshot(reasoner, store: Path, program_text: str, history: list, link: StoreLink | None) -> Path:
+    snapshot = layout.snapshot_name(max(layout.snapshot_numbers(store), default=0) + 1)
+    staging = store / f".{snapshot}.tmp"
+    try:
+        (staging / "base").mkdir(parents=True)
+        (staging / READERS_LOCK).touch()
+        sink = persist.FileSink(staging / "base", "base")
+        sink.write("program.dl", program_text.encode("utf-8"))
+        backend = reasoner.backend
+        saved, committed = persist.save_state(backend.dictionary, backend.relations_state(), sink, since=None)
+        manifest = _manifest(reasoner, snapshot, 0, ["base"], sink.files, history)
+        digest = _write_manifest(staging, 0, manifest)
+        layout.fsync_directory(staging / "base")
+        layout.fsync_directory(staging)
+        os.replace(staging, store / snapshot)
+        layout.fsync_directory(store)
+        _point_to(store, snapshot, 0, digest)
+    except BaseException:
+        layout.remove(staging)
+        raise
+    committed()
+    lock = link.lock if link is not None else None
+    reasoner.store_link = StoreLink(store.resolve(), snapshot, 0, saved, program_text, manifest, lock)
+    return store / snapshot
+
+
+def _append_segment(reasoner, store: Path, link: StoreLink, program_text: str, history: list) -> Path:
+    version = link.version + 1
+    segment = layout.segment_name(version)
+    directory = store / link.snapshot
+    staging, final = directory / f"{segment}.tmp", directory / segment
+    layout.remove(staging)
+    layout.remove(final)     # left by a writer that died before switching CURRENT: not part of any version
+    try:
+        staging.mkdir()
+        sink = persist.FileSink(staging, segment)
+        backend = reasoner.backend
+        saved, committed = persist.save_state(backend.dictionary, backend.relations_state(), sink, since=link.saved)
+        files = {**link.manifest["files"], **sink.files}
+        manifest = _manifest(reasoner, link.snapshot, version, link.manifest["parts"] + [segment], files, history)
+        layout.fsync_directory(staging)
+        os.replace(staging, final)
+        digest = _write_manifest(directory, version, manifest)
+        layout.fsync_directory(directory)
+        _point_to(store, link.snapshot, version, digest)
+    except BaseException:
+        layout.remove(staging)
+        layout.remove(final)
+        raise
+    committed()
+    _remove_old_manifests(directory, keep={version, version - 1})
+    reasoner.store_link = StoreLink(link.path, link.snapshot, version, saved, program_text, manifest, link.lock)
+    return final
+
+
+def _write_manifest(directory: Path, version: int, manifest: dict) -> str:
+    data = json.dumps(manifest, sort_keys=True).encode()
+    persist.write_durably(directory / layout.manifest_name(version), data)
+    return persist.checksum(data)
+
+
+def _point_to(store: Path, snapshot: str, version: int, digest: str) -> None:
+    pointer = store / ".CURRENT.tmp"
+    persist.write_durably(pointer, layout.pointer_text(snapshot, version, digest).encode("ascii"))
+    os.replace(pointer, store / layout.CURRENT)
+    layout.fsync_directory(store)
+
+
+def _remove_old_manifests(directory: Path, keep: set[int]) -> None:
+    """Older manifests (a reader that still wants one reads CURRENT again)."""
+    for path in directory.iterdir():
+        match = layout.MANIFEST.fullmatch(path.name)
+        if match and int(match.group(1)) not in keep:
+            path.unlink(missing_ok=True)
+
+
+def _remove_old_snapshots(store: Path, keep: str) -> None:
+    """Snapshots other than ``keep`` that no reader holds (a busy one is left for a later writer)."""
+    for path in store.iterdir():
+        if not layout.SNAPSHOT.fullmatch(path.name) or path.name == keep:
+            continue
+        fd = try_pin_exclusively(path)
+        if fd is None:
+            continue
+        try:
+            trash = store / f".trash-{path.name}"
+            os.replace(path, trash)
+        finally:
+            os.close(fd)
+        layout.remove(trash)
+
+
+# ---- verification ---------------------------------------------------------------------------------
+
+def verify_store(store: str | os.PathLike) -> dict[str, Any]:
+    """Read the current version whole, checking every file's size and checksum and the state's
+    consistency; returns a summary (raises StoreDamaged on the first problem)."""
+    reasoner = open_store(store)
+    link = reasoner.store_link
+    files = link.manifest["files"]
+    return {"snapshot": link.snapshot, "version": link.version, "files": len(files),
+            "bytes": sum(size for size, _ in files.values()), "facts": reasoner.fact_count(),
+            "predicates": len(reasoner.predicates())}
