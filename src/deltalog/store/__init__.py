@@ -71,14 +71,16 @@ def _check_is_store(store: Path) -> bool:
 
 def _read(store: Path, lock: WriterLock | None):
     for _ in range(READ_ATTEMPTS):
-        snapshot, version, digest = layout.read_pointer(store)
+        pointer = layout.read_pointer(store)
+        snapshot, version, digest = pointer
         with reading(store / snapshot) as present:
-            if not present:
-                time.sleep(0.01)
-                continue
-            loaded = _load_version(store, snapshot, version, digest)
+            loaded = _load_version(store, snapshot, version, digest) if present else None
             if loaded is not None:
                 return _reasoner(store, *loaded, lock=lock)
+        # Writers switch CURRENT before they remove anything: what CURRENT still names must be there.
+        if layout.read_pointer(store) == pointer:
+            missing = snapshot if not present else f"{snapshot}/{layout.manifest_name(version)}"
+            raise StoreDamaged(store, missing, "missing")
         time.sleep(0.01)
     raise StoreError(f"store {store} changed too often while being read; try again")
 
