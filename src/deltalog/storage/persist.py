@@ -152,9 +152,12 @@ def save_state(dictionary: Dictionary, relations: dict[str, Relation], sink: Fil
                since: Saved | None) -> tuple[Saved, Callable[[], None]]:
     """Write the state (``since`` None: whole, compacted; else the changes since ``since``) into the
     sink's part; returns what the store then holds, and a function to call once the part is committed
-    (it lets the relations forget the changes just saved)."""
+    (it lets the relations forget the changes just saved).
+
+    A whole state writes one file per relation (no relation is copied twice in memory); changes go
+    into one ``changes.npz`` (one write and one fsync per update, however many relations changed)."""
     saved = Saved(len(dictionary))
-    entries, done = {}, []
+    entries, done, bundle = {}, [], {}
     start = 0 if since is None else since.constants
     state = {"dictionary": save_dictionary(dictionary, start, sink), "relations": entries,
              "dropped": sorted(set(since.relations) - set(relations)) if since else []}
@@ -162,17 +165,29 @@ def save_state(dictionary: Dictionary, relations: dict[str, Relation], sink: Fil
         before = None if since is None else since.relations.get(name)
         if since is None:
             relation.compact()
-        entry, forget = save_relation(relation, f"r{number}.npz", before, sink)
+        entry, arrays, forget = relation_changes(relation, before)
         if entry is not None:
-            entries[name] = entry
+            prefix = f"r{number}."
+            entries[name] = dict(entry, prefix=prefix)
+            if since is None:
+                entries[name]["file"] = sink.write(f"r{number}.npz", npz_bytes(prefixed(arrays, prefix)))
+            else:
+                bundle.update(prefixed(arrays, prefix))
+                entries[name]["file"] = "changes.npz"
         done.append(forget)
         saved.relations[name] = (relation.layout, len(relation))
+    if bundle:
+        sink.write("changes.npz", npz_bytes(bundle))
     sink.write(STATE, json.dumps(state, sort_keys=True).encode())
 
     def committed() -> None:
         for forget in done:
             forget()
     return saved, committed
+
+
+def prefixed(arrays: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+    return {prefix + key: value for key, value in arrays.items()}
 
 
 def save_dictionary(d: Dictionary, start: int, sink: FileSink) -> dict:
@@ -184,13 +199,16 @@ def save_dictionary(d: Dictionary, start: int, sink: FileSink) -> dict:
             "texts": sink.write("texts.arrow", texts_bytes(d.texts[start:]))}
 
 
-def save_relation(relation: Relation, file: str, before: tuple[int, int] | None,
-                  sink: FileSink) -> tuple[dict | None, Callable[[], None]]:
-    """One relation's entry: whole, or its appended rows and changed death marks (None: unchanged)."""
+def relation_changes(relation: Relation, before: tuple[int, int] | None):
+    """One relation's entry and arrays: whole, or its appended rows and changed death marks (entry
+    None: unchanged); and the function that forgets the saved death-mark journal."""
     rows = len(relation)
     whole = before is None or before[0] != relation.layout or before[1] > rows
     start = 0 if whole else before[1]
     changed, mark = (None, -1) if whole else relation.died_journal()
+    forget = lambda: relation.forget_journal(mark)  # noqa: E731
+    if not whole and start == rows and (changed is None or changed.size == 0):
+        return None, {}, forget
     marks = relation.death_marks()
     arrays = {f"c{i}": c for i, c in enumerate(relation.stored_columns(start))}
     if marks is not None:
@@ -199,12 +217,10 @@ def save_relation(relation: Relation, file: str, before: tuple[int, int] | None,
         else:
             old = changed[changed < start]
             arrays.update(died_rows=old, died_values=marks[old], died_tail=marks[start:])
-    if not whole and start == rows and (changed is None or changed.size == 0):
-        return None, lambda: relation.forget_journal(mark)
     generations, ends = relation.generation_marks()
     entry = {"arity": relation.arity, "whole": whole, "start": start, "rows": rows,
-             "generations": generations, "ends": ends, "file": sink.write(file, npz_bytes(arrays))}
-    return entry, lambda: relation.forget_journal(mark)
+             "generations": generations, "ends": ends}
+    return entry, arrays, forget
 
 
 # ---- loading ---------------------------------------------------------------------------------------
@@ -251,8 +267,12 @@ def apply_part(source: FileSource, part: str, state: dict, dictionary: list, bui
         dictionary.append({**arrays, "texts": texts})
     for name in state["dropped"]:
         building.pop(name)
+    files: dict[str, dict[str, np.ndarray]] = {}
     for name, rel in state["relations"].items():
-        arrays = source.parse(f"{part}/{rel['file']}", read_npz)
+        if rel["file"] not in files:
+            files[rel["file"]] = source.parse(f"{part}/{rel['file']}", read_npz)
+        prefix = rel["prefix"]
+        arrays = {key[len(prefix):]: value for key, value in files[rel["file"]].items() if key.startswith(prefix)}
         apply_relation(name, rel, arrays, building)
 
 
