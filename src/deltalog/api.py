@@ -283,19 +283,28 @@ class Reasoner:
 
 
 def as_table(data: Any, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
-    """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values."""
+    """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values.
+
+    Values keep their kind (docs/semantics.md, Values from Python and tables): a ``str`` or a String
+    column is a string whatever it spells, an int an int, a float a float, ``deltalog.IRI`` an IRI;
+    ints beyond 64 bits, NaN, infinities and None are refused, naming the row and column. With
+    ``format="cells"`` the String columns of a table are text cells instead (what ``relation()``
+    returns for columns that are not all ints or all floats), so its output loads back unchanged.
+    """
     if isinstance(data, (str, os.PathLike)):
         if (format or Path(data).suffix.lstrip(".").lower()) in ("nt", "ttl"):
             from deltalog.io.rdf import read_rdf
             return read_rdf(data)["triple"]
         from deltalog.io.readers import read_table
         return read_table(data, format=format, arity=arity)
+    from deltalog.io.readers import values_frame
     if isinstance(data, pl.DataFrame):
         table = data
     elif type(data).__module__.startswith(("pandas", "pyarrow")):
         table = pl.from_pandas(data) if type(data).__module__.startswith("pandas") else pl.from_arrow(data)
     else:
-        rows = [tuple(row) for row in data]
-        width = len(rows[0]) if rows else (arity or 0)
-        table = pl.DataFrame([pl.Series([r[i] for r in rows], strict=False) for i in range(width)])
-    return table.rename({old: f"c{i}" for i, old in enumerate(table.columns)})
+        from deltalog.io.python_rows import rows_table
+        return rows_table(data, arity)
+    if format == "cells":
+        table = table.rename({n: f"{n}:cells" for n in table.columns if table[n].dtype == pl.String})
+    return values_frame(table, "the table")

@@ -20,7 +20,8 @@ import polars as pl
 
 from deltalog.io.writers import float_strings
 from deltalog.storage.dictionary import Dictionary, sorted_unique
-from deltalog.storage.values import FLOAT, FLOAT_PATTERN, INT, INT_PATTERN, STRING, parse_cell
+from deltalog.io.cells import classify, string_cells
+from deltalog.storage.values import FLOAT, INT, STRING, UnrepresentableValue
 
 if TYPE_CHECKING:  # pyarrow costs ~0.1 s to import; only the interchange needs it
     import pyarrow as pa
@@ -59,27 +60,23 @@ def tag_series(series: pl.Series) -> pl.Series:
         return "i" + series.cast(pl.Int64).cast(pl.String)
     if series.dtype.is_float():
         floats = series.cast(pl.Float64)
+        if not floats.is_finite().all():
+            raise UnrepresentableValue(f"column {series.name!r} holds NaN or an infinity, which are no values")
         return "f" + float_strings(floats.zip_with(floats != 0.0, pl.Series([0.0] * floats.len())))  # -0.0 is 0.0
     return tag_cells(series.cast(pl.String))
 
 
 def tag_cells(cells: pl.Series) -> pl.Series:
-    """Text cells typed by their form: digits an int, a float literal a float, ``<...>`` an IRI, else a string."""
-    frame = pl.DataFrame({"t": cells})
-    is_int = pl.col("t").str.contains(f"^{INT_PATTERN}$")
-    as_int = pl.col("t").cast(pl.Int64, strict=False)
-    is_float = pl.col("t").str.contains(f"^{FLOAT_PATTERN}$")
-    is_iri = pl.col("t").str.starts_with("<") & pl.col("t").str.ends_with(">") & (pl.col("t").str.len_chars() >= 2)
-    tagged = (pl.when(is_int & as_int.is_not_null()).then("i" + as_int.cast(pl.String))
-              .when(is_float).then(pl.lit(None, pl.String))
-              .when(is_iri).then("r" + pl.col("t").str.slice(1, pl.col("t").str.len_chars() - 2))
-              .otherwise("s" + pl.col("t")))
-    out = frame.select(tagged.alias("v"), is_float.alias("f"))
-    if out["f"].any():   # floats (and ints beyond 64 bits): parsed exactly in Python
-        fix = out["f"] & out["v"].is_null()
-        texts = cells.filter(fix).to_list()
-        out = out.with_columns(out["v"].scatter(fix.arg_true(), [tag_constant(*parse_cell(t)) for t in texts]))
-    return out["v"].rename(cells.name)
+    """Text cells typed by their canonical form (``deltalog.io.cells.classify``), as tagged text."""
+    typed = classify(cells)
+    floats = typed["float"]
+    float_text = float_strings(floats.fill_null(0.0).zip_with(floats != 0.0, pl.Series([0.0] * floats.len())))
+    tagged = typed.with_columns(float_text.alias("ft")).select(
+        pl.when(pl.col("kind") == INT).then("i" + pl.col("int").cast(pl.String))
+        .when(pl.col("kind") == FLOAT).then("f" + pl.col("ft"))
+        .when(pl.col("kind") == STRING).then("s" + pl.col("text"))
+        .otherwise("r" + pl.col("text")).alias("v"))
+    return tagged["v"].rename(cells.name)
 
 
 def tag_table(table: pl.DataFrame) -> pl.DataFrame:
@@ -100,9 +97,20 @@ def _decode(series: pl.Series, name: str) -> pl.Series:
         return body.cast(pl.Int64).rename(name)
     if series.len() and (kinds == "f").all():
         return body.cast(pl.Float64).rename(name)
-    text = pl.DataFrame({"k": kinds, "b": body}).select(
-        pl.when(pl.col("k") == "r").then("<" + pl.col("b") + ">").otherwise(pl.col("b")))
-    return text.to_series().rename(name).cast(pl.String)
+    return cells_of_tagged(series).rename(name)
+
+
+def cells_of_tagged(tagged: pl.Series) -> pl.Series:
+    """Tagged text as text cells: ints digits, floats repr, IRIs ``<iri>``, strings raw or quoted
+    (``deltalog.io.cells.string_cells``), so every cell reads back as the same value."""
+    kinds, body = tagged.str.slice(0, 1), tagged.str.slice(1)
+    strings = kinds == "s"
+    out = pl.DataFrame({"k": kinds, "b": body}).select(
+        pl.when(pl.col("k") == "r").then("<" + pl.col("b") + ">").otherwise(pl.col("b"))).to_series()
+    if strings.any():
+        where = strings.arg_true()
+        out = out.scatter(where, string_cells(body.gather(where)))
+    return out.cast(pl.String)
 
 
 def typed_rows(tagged: pa.Table) -> set[tuple[tuple[str, object], ...]]:

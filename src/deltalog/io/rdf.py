@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from deltalog.errors import InputError
+from deltalog.io.cells import string_cells
 from deltalog.io.writers import float_strings
 from deltalog.syntax.ast import Span
 
@@ -45,8 +46,8 @@ def read_rdf(path: str | os.PathLike, *, per_predicate: bool = False) -> RdfTabl
     valid predicate name; clashes get ``_2``, ``_3``... in order of first appearance); the result's
     ``iris`` attribute maps names to IRIs. Terms become text cells (docs/semantics.md): IRIs ``<iri>``,
     blank nodes ``_:id``, xsd integer types ints, xsd:decimal/double/float floats, every other literal
-    its lexical form (language tags and other datatypes are dropped; as text cells carry no kind, a
-    plain literal such as ``"42"`` or ``"<x>"`` is then read by the engine as an int or an IRI).
+    the string of its lexical form (language tags and other datatypes are dropped; a plain literal
+    such as ``"42"`` or ``"<x>"`` stays a string: its cell is quoted, docs/semantics.md).
     A column whose cells are all ints (floats) is Int64 (Float64), otherwise String.
     """
     triples = _read_triples(Path(path))
@@ -111,13 +112,13 @@ def _object_cells(o: pl.Series) -> tuple[pl.Series, pl.Series]:
     ints = lexical.str.strip_chars().cast(pl.Int64, strict=False).alias("i")
     floats = lexical.str.strip_chars().cast(pl.Float64, strict=False).alias("f")
     frame = pl.DataFrame({"o": o, "lex": lexical, "dt": datatype, "i": ints, "f": floats,
-                          "ftext": float_strings(floats)})
+                          "ftext": float_strings(floats), "lexcell": string_cells(lexical.fill_null(""))})
     is_int = pl.col("dt").is_in(INT_TYPES) & pl.col("i").is_not_null()
     is_float = pl.col("dt").is_in(FLOAT_TYPES) & pl.col("f").is_finite().fill_null(False)
     out = frame.select(
         pl.when(is_int).then(pl.col("i").cast(pl.String))
         .when(is_float).then(pl.col("ftext"))
-        .when(pl.col("lex").is_not_null()).then(pl.col("lex"))
+        .when(pl.col("lex").is_not_null()).then(pl.col("lexcell"))
         .otherwise(pl.col("o")).alias("o"),
         pl.when(is_int).then(INT_KIND).when(is_float).then(FLOAT_KIND).otherwise(TEXT_KIND)
         .cast(pl.Int8).alias("kind"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,12 +12,10 @@ import polars as pl
 
 from deltalog.errors import InputError
 from deltalog.io.writers import PREDICATE_RE, cell_strings
-from deltalog.storage.values import FLOAT_PATTERN, INT_PATTERN
+from deltalog.io.cells import classify, string_cells
+from deltalog.storage.values import FLOAT, INT, UnrepresentableValue
 from deltalog.syntax.ast import NO_SPAN, Span
 
-_INT_RE = re.compile(INT_PATTERN)
-_FLOAT_RE = re.compile(FLOAT_PATTERN)
-_INT_ANCHORED, _FLOAT_ANCHORED = f"^(?:{INT_PATTERN})$", f"^(?:{FLOAT_PATTERN})$"
 TABLE_SUFFIXES = {".tsv": "tsv", ".facts": "tsv", ".csv": "csv", ".parquet": "parquet"}
 RDF_SUFFIXES = (".nt", ".ttl")
 SAMPLE_BYTES, SAMPLE_ROWS = 1 << 16, 1000
@@ -48,7 +45,12 @@ def read_table(path: str | os.PathLike, *, format: str | None = None, arity: int
     ``csv-header``, ``parquet``; from the extension when None. Blank lines are skipped. A text
     column is Int64 when every cell reads as an int, Float64 when every cell reads as a float and
     none as an int, else String (the engine types each cell as docs/semantics.md says).
+    A directory (a Spark-style dataset of part files) or a glob pattern reads every file it
+    names (``deltalog.io.datasets``); an empty file is zero rows (``arity`` columns if given).
     """
+    if Path(path).is_dir() or (not Path(path).exists() and any(c in str(path) for c in "*?[")):
+        from deltalog.io.datasets import read_dataset
+        return read_dataset(path, format=format, arity=arity)
     fmt = format or _format_of(path)
     if fmt == "parquet":
         return _read_parquet(path, arity)
@@ -123,52 +125,35 @@ def _read_text(data: bytes, file: str, dialect: _Dialect, arity: int | None) -> 
     if dialect.header and sample:
         arity = arity if arity is not None else len(sample[0][1])
         if sample[0][0] != 1:
-            return _type_columns(_read_python(data, file, dialect, arity))
+            return _type_columns(_read_python(data, file, dialect, arity), file)
         sample = sample[1:]
     if not sample:
         if data[end:].strip():
-            return _type_columns(_read_python(data, file, dialect, arity))
+            return _type_columns(_read_python(data, file, dialect, arity), file)
         return _empty(arity)
     expected = arity if arity is not None else len(sample[0][1])
     if any(len(fields) != expected for _, fields in sample):
-        return _type_columns(_read_python(data, file, dialect, expected))
-    df = _read_polars(data, dialect, _schema_hint(data, dialect, sample, expected))
+        return _type_columns(_read_python(data, file, dialect, expected), file)
+    df = _read_polars(data, dialect, {f"c{j}": pl.String for j in range(expected)})
     if df is None or _has_nulls(df):
         df = _read_python(data, file, dialect, expected)
-    return _type_columns(df)
+    return _type_columns(df, file)
 
 
 def _has_nulls(df: pl.DataFrame) -> bool:
     return df.width > 0 and any(df.null_count().row(0))
 
 
-def _schema_hint(data: bytes, dialect: _Dialect, sample, arity: int) -> dict[str, pl.DataType]:
-    """Int64 for the columns whose sampled cells are all ints, String for the rest.
-
-    Polars' integer parser also accepts ``+5`` and `` 5``, which are strings here: when the file
-    holds a ``+`` or a space (or a tab in CSV) every column is read as text and typed afterwards.
-    """
-    ints = [all(_INT_RE.fullmatch(fields[j]) for _, fields in sample) for j in range(arity)]
-    if any(ints) and (b"+" in data or b" " in data or (dialect.separator != "\t" and b"\t" in data)):
-        ints = [False] * arity
-    return {f"c{j}": pl.Int64 if is_int else pl.String for j, is_int in enumerate(ints)}
-
-
 def _read_polars(data: bytes, dialect: _Dialect, schema: dict) -> pl.DataFrame | None:
-    """Read with Polars under ``schema``, falling back to all-String; None when Polars cannot read it."""
-    attempts = [schema]
-    if any(dtype != pl.String for dtype in schema.values()):
-        attempts.append({name: pl.String for name in schema})
-    for attempt in attempts:
-        try:
-            return pl.read_csv(
-                data, has_header=False, separator=dialect.separator, quote_char=dialect.quote,
-                skip_rows=1 if dialect.header else 0, schema=attempt, truncate_ragged_lines=False,
-                raise_if_empty=False,
-            )
-        except (pl.exceptions.PolarsError, UnicodeDecodeError):
-            continue
-    return None
+    """Read every cell as text with Polars (typing is ours, see _type_columns); None when Polars cannot."""
+    try:
+        return pl.read_csv(
+            data, has_header=False, separator=dialect.separator, quote_char=dialect.quote,
+            skip_rows=1 if dialect.header else 0, schema=schema, truncate_ragged_lines=False,
+            raise_if_empty=False,
+        )
+    except (pl.exceptions.PolarsError, UnicodeDecodeError):
+        return None
 
 
 def _read_python(data: bytes, file: str, dialect: _Dialect, arity: int | None) -> pl.DataFrame:
@@ -192,28 +177,30 @@ def _read_python(data: bytes, file: str, dialect: _Dialect, arity: int | None) -
     return pl.DataFrame({f"c{j}": pl.Series(col, dtype=pl.String) for j, col in enumerate(columns or [])})
 
 
-def _type_columns(df: pl.DataFrame) -> pl.DataFrame:
-    """Give each String column its number type when every cell has that kind (see read_table)."""
-    return df.with_columns([_typed(df[name]) for name in df.columns if df[name].dtype == pl.String])
+def _type_columns(df: pl.DataFrame, file: str) -> pl.DataFrame:
+    """Int64 (Float64) for a column whose cells are all canonical ints (floats), else the text cells
+    (the engine types each one as docs/semantics.md says); a canonical int beyond 64 bits is refused."""
+    return df.with_columns([_typed(df[name], file) for name in df.columns if df[name].dtype == pl.String])
 
 
-def _typed(column: pl.Series) -> pl.Series:
-    head = column.head(SAMPLE_ROWS).to_list()
-    if not head:
-        return column
-    if all(_INT_RE.fullmatch(cell) for cell in head):
-        if column.str.contains(_INT_ANCHORED).all():
-            ints = column.cast(pl.Int64, strict=False)
-            return ints if ints.null_count() == 0 else column  # beyond 64 bits: left to the engine
-        return column
-    if all(_FLOAT_RE.fullmatch(cell) and not _INT_RE.fullmatch(cell) for cell in head):
-        if column.str.contains(_FLOAT_ANCHORED).all() and not column.str.contains(_INT_ANCHORED).any():
-            return column.cast(pl.Float64)
+def _typed(column: pl.Series, file: str) -> pl.Series:
+    try:
+        kinds = classify(column)
+    except UnrepresentableValue as exc:
+        raise InputError(f"{file}: column {int(column.name[1:]) + 1}, {exc}") from None
+    if column.len() and (kinds["kind"] == INT).all():
+        return kinds["int"].rename(column.name)
+    if column.len() and (kinds["kind"] == FLOAT).all():
+        return kinds["float"].rename(column.name)
     return column
 
 
+CELLS_SUFFIX = ":cells"   # a Parquet column of text cells (the tagged form of a mixed column)
+
+
 def _read_parquet(path: str | os.PathLike, arity: int | None) -> pl.DataFrame:
-    """A Parquet file: integers as Int64, floats as Float64, every other type as text."""
+    """A Parquet file: integers Int64, floats Float64, text strings (never retyped), columns named
+    ``*:cells`` text cells (docs/semantics.md); nulls, NaN, infinities and ints beyond 64 bits refused."""
     if not Path(path).is_file():
         raise InputError(f"no such file: {path}")
     try:
@@ -222,63 +209,52 @@ def _read_parquet(path: str | os.PathLike, arity: int | None) -> pl.DataFrame:
         raise InputError(f"cannot read Parquet file {path}: {exc}") from None
     if arity is not None and df.width != arity:
         raise InputError(f"table has {df.width} columns, expected {arity}", Span(str(path), 1, 1))
-    df = df.rename({old: f"c{j}" for j, old in enumerate(df.columns)})
-    if _has_nulls(df):
-        raise InputError(f"Parquet file {path} holds null values, which are no constants")
     try:
-        return df.with_columns([_parquet_column(df[name]) for name in df.columns])
+        return values_frame(df, str(path))
     except pl.exceptions.PolarsError as exc:
         raise InputError(f"cannot read Parquet file {path}: {exc}") from None
 
 
-def _parquet_column(column: pl.Series) -> pl.Series:
+def values_frame(df: pl.DataFrame, source: str) -> pl.DataFrame:
+    """A table of typed values (Parquet, a DataFrame) as a decoded table c0..ck: dtypes respected,
+    String columns strings (quoted where they would read as another value), ``*:cells`` columns
+    taken as text cells. Anything with no exact constant is refused, naming row and column."""
+    columns = []
+    for j, name in enumerate(df.columns):
+        column = df[name]
+        nulls = column.is_null()
+        if nulls.any():
+            raise InputError(f"{source}: row {int(nulls.arg_true()[0]) + 1}, column {j + 1} ({name!r}): "
+                             "a null is no value")
+        cells = name.endswith(CELLS_SUFFIX) and column.dtype == pl.String
+        columns.append((column if cells else _value_column(column, source, j, name)).rename(f"c{j}"))
+    return pl.DataFrame(columns) if columns else pl.DataFrame(schema={})
+
+
+def _value_column(column: pl.Series, source: str, j: int, name: str) -> pl.Series:
+    where = f"{source}: column {j + 1} ({name!r})"
     if column.dtype.is_integer():
         wide = column.cast(pl.Int64, strict=False)
-        return wide if wide.null_count() == 0 else column.cast(pl.String)
+        if wide.null_count():
+            row = int(wide.is_null().arg_true()[0])
+            raise InputError(f"{where}, row {row + 1}: integer {column[row]} does not fit 64 bits")
+        return wide
     if column.dtype.is_float():
-        return column.cast(pl.Float64)
+        floats = column.cast(pl.Float64)
+        bad = ~floats.is_finite()
+        if bad.any():
+            row = int(bad.arg_true()[0])
+            raise InputError(f"{where}, row {row + 1}: {floats[row]} is no value (NaN and infinities are refused)")
+        return floats
     if column.dtype == pl.Datetime:
-        return column.dt.to_string("iso:strict")
-    return cell_strings(column)
+        return string_cells(column.dt.to_string("iso:strict"))
+    if column.dtype == pl.Object:
+        raise InputError(f"{where}: holds Python objects, which have no exact constant")
+    return string_cells(cell_strings(column))
 
 
-def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False) -> dict[str, pl.DataFrame]:
-    """Every fact file of ``directory``: ``p.tsv``, ``p.facts``, ``p.csv``, ``p.parquet`` give predicate
-    ``p`` (several files for one predicate are concatenated) and ``*.nt``/``*.ttl`` give ``triple``
-    (or, with ``rdf_predicates``, one binary predicate per property). Hidden files and files with
-    other extensions are ignored.
-    """
-    folder = Path(directory)
-    if not folder.is_dir():
-        raise InputError(f"no such directory: {directory}")
-    parts: dict[str, list[tuple[Path, pl.DataFrame]]] = {}
-    for file in sorted(folder.iterdir()):
-        suffix = file.suffix.lower()
-        if file.name.startswith(".") or not file.is_file():
-            continue
-        if suffix in RDF_SUFFIXES:
-            from deltalog.io.rdf import read_rdf
-
-            for name, table in read_rdf(file, per_predicate=rdf_predicates).items():
-                parts.setdefault(name, []).append((file, table))
-        elif suffix in TABLE_SUFFIXES:
-            if not PREDICATE_RE.fullmatch(file.stem):
-                raise InputError(f"{file.stem!r} is not a valid predicate name", Span(str(file), 0, 0))
-            parts.setdefault(file.stem, []).append((file, read_table(file)))
-    return {name: _combine(name, tables) for name, tables in parts.items()}
-
-
-def _combine(name: str, tables: list[tuple[Path, pl.DataFrame]]) -> pl.DataFrame:
-    """Concatenate the files of one predicate; empty files of unknown arity are left out."""
-    known = [(file, df) for file, df in tables if df.width or df.height]
-    if not known:
-        return tables[0][1]
-    widths = {df.width for _, df in known}
-    if len(widths) > 1:
-        files = ", ".join(f"{file.name} ({df.width})" for file, df in known)
-        raise InputError(f"files of predicate {name!r} have different arities: {files}", NO_SPAN)
-    frames = [df for _, df in known]
-    for column in frames[0].columns:
-        if len({df[column].dtype for df in frames}) > 1:
-            frames = [df.with_columns(cell_strings(df[column])) for df in frames]
-    return pl.concat(frames, how="vertical")
+def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
+                   arities: dict[str, int] | None = None) -> dict[str, pl.DataFrame]:
+    """Every fact file and dataset of ``directory`` (see ``deltalog.io.datasets.read_facts_dir``)."""
+    from deltalog.io.datasets import read_facts_dir as read_dir
+    return read_dir(directory, rdf_predicates=rdf_predicates, arities=arities)

@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from deltalog.errors import InputError
+from deltalog.storage.values import STRING
 
 EXTENSIONS = {"tsv": "tsv", "facts": "facts", "csv": "csv", "parquet": "parquet"}
 PREDICATE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -50,6 +51,23 @@ def _text_frame(df: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def parquet_frame(df: pl.DataFrame) -> pl.DataFrame:
+    """A decoded table as Parquet columns: ints int64, floats float64, a column of only strings a
+    string column of the strings themselves, any other column (IRIs, mixed kinds) its text cells in a
+    string column named ``<name>:cells`` (the tagged form readers recognise, docs/semantics.md)."""
+    from deltalog.io.cells import classify
+    columns = []
+    for name in df.columns:
+        column = df[name]
+        if column.dtype != pl.String:
+            columns.append(column)
+            continue
+        typed = classify(column)
+        plain = bool((typed["kind"] == STRING).all())
+        columns.append(typed["text"].rename(name) if plain else column.rename(f"{name}:cells"))
+    return pl.DataFrame(columns) if columns else df
+
+
 def _check_tsv(df: pl.DataFrame) -> None:
     """TSV has no quoting: a cell holding a tab or a line break cannot be written."""
     for name in df.columns:
@@ -64,7 +82,7 @@ def _write(df: pl.DataFrame, path: Path, fmt: str) -> None:
     if fmt == "parquet":
         if any(dtype == pl.Object for dtype in df.dtypes):
             raise InputError("a column holds Python objects, which Parquet cannot store")
-        df.write_parquet(path)
+        parquet_frame(df).write_parquet(path)
         return
     text = _text_frame(df)
     if fmt == "csv":

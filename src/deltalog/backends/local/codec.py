@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from deltalog.storage.dictionary import Dictionary
-from deltalog.storage.values import FLOAT, FLOAT_PATTERN, INT, INT_PATTERN, IRI, format_value, parse_cell
+from deltalog.storage.dictionary import Dictionary, sorted_unique
+from deltalog.backends.tagged import cells_of_tagged, tagged_of_ids
+from deltalog.io.cells import classify
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, STRING, UnrepresentableValue
 
 
 def encode_series(series: pl.Series, d: Dictionary) -> np.ndarray:
@@ -15,6 +17,8 @@ def encode_series(series: pl.Series, d: Dictionary) -> np.ndarray:
         return d.encode_ints(series.cast(pl.Int64).to_numpy())
     unique = series.unique()
     if series.dtype.is_float():
+        if not unique.is_finite().all():
+            raise UnrepresentableValue(f"column {series.name!r} holds NaN or an infinity, which are no values")
         unique_ids = d.encode_floats(unique.to_numpy())
     else:
         unique = unique.cast(pl.String)
@@ -25,35 +29,22 @@ def encode_series(series: pl.Series, d: Dictionary) -> np.ndarray:
 
 
 def encode_cells(cells: pl.Series, d: Dictionary) -> np.ndarray:
-    """Ids of text cells, each typed by its lexical form (classified with vectorised regexes)."""
+    """Ids of text cells, each typed by its canonical form (``deltalog.io.cells.classify``)."""
     out = np.empty(cells.len(), np.int64)
-    is_int = cells.str.contains(f"^{INT_PATTERN}$").to_numpy()
-    is_float = ~is_int & cells.str.contains(f"^{FLOAT_PATTERN}$").to_numpy()
-    is_iri = ~is_int & ~is_float & cells.str.starts_with("<").to_numpy() & cells.str.ends_with(">").to_numpy()
-    rest = ~(is_int | is_float | is_iri)
-    for mask, encode in ((is_int, _ints), (is_float, _floats), (is_iri, _iris), (rest, _strings)):
-        if mask.any():
-            out[mask] = encode(cells.filter(pl.Series(mask)), d)
+    typed = classify(cells)
+    kinds = typed["kind"].to_numpy()
+    for kind in (INT, FLOAT, STRING, IRI):
+        mask = kinds == kind
+        if not mask.any():
+            continue
+        rows = typed.filter(pl.Series(mask))
+        if kind == INT:
+            out[mask] = d.encode_ints(rows["int"].to_numpy())
+        elif kind == FLOAT:
+            out[mask] = d.encode_floats(rows["float"].to_numpy())
+        else:
+            out[mask] = d.encode_texts(KIND_NAMES[kind], rows["text"].to_list())
     return out
-
-
-def _ints(cells: pl.Series, d: Dictionary) -> np.ndarray:
-    values = cells.cast(pl.Int64, strict=False)
-    if values.null_count():   # beyond 64 bits: such a cell is a float (docs/semantics.md)
-        return np.array([d.encode_constant(*parse_cell(c)) for c in cells.to_list()], np.int64)
-    return d.encode_ints(values.to_numpy())
-
-
-def _floats(cells: pl.Series, d: Dictionary) -> np.ndarray:
-    return d.encode_floats(np.array([parse_cell(c)[1] for c in cells.to_list()], np.float64))
-
-
-def _iris(cells: pl.Series, d: Dictionary) -> np.ndarray:
-    return d.encode_texts("iri", [c[1:-1] for c in cells.to_list()])
-
-
-def _strings(cells: pl.Series, d: Dictionary) -> np.ndarray:
-    return d.encode_texts("string", cells.to_list())
 
 
 def decode_series(ids: np.ndarray, d: Dictionary, name: str) -> pl.Series:
@@ -63,24 +54,15 @@ def decode_series(ids: np.ndarray, d: Dictionary, name: str) -> pl.Series:
         return pl.Series(name, d.ints.view()[ids])
     if ids.size and (kinds == FLOAT).all():
         return pl.Series(name, d.numbers.view()[ids])
-    return pl.Series(name, texts_of_ids(ids, d), dtype=pl.String)
+    return texts_of_ids(ids, d).rename(name)
 
 
-def texts_of_ids(ids: np.ndarray, d: Dictionary) -> list[str]:
-    """The text form (as written to files) of each id."""
-    kinds, ints, numbers, texts = d.kinds.view(), d.ints.view(), d.numbers.view(), d.texts
-    out = []
-    for i in ids.tolist():
-        kind = kinds[i]
-        if kind == INT:
-            out.append(str(ints[i]))
-        elif kind == FLOAT:
-            out.append(format_value("float", numbers[i]))
-        elif kind == IRI:
-            out.append(f"<{texts[i]}>")
-        else:
-            out.append(texts[i])
-    return out
+def texts_of_ids(ids: np.ndarray, d: Dictionary) -> pl.Series:
+    """The text cell (as written to files, docs/semantics.md) of each id; each distinct id formatted once."""
+    if ids.size == 0:
+        return pl.Series([], dtype=pl.String)
+    unique = sorted_unique(ids)
+    return cells_of_tagged(tagged_of_ids(unique, d)).gather(np.searchsorted(unique, ids))
 
 
 def decode_frame(columns: list[np.ndarray], names: list[str], d: Dictionary) -> pl.DataFrame:

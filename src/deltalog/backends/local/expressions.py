@@ -15,7 +15,7 @@ import numpy as np
 
 from deltalog.plan.ir import Arith, Col, Compare, Func, Lit
 from deltalog.storage.dictionary import Dictionary
-from deltalog.storage.values import FLOAT, INT, IRI, STRING, parse_cell, value_text
+from deltalog.storage.values import FLOAT, INT, IRI, STRING, parse_number_text, value_text
 from deltalog.backends.local.frame import Frame
 
 _INT_LIMIT = float(2**63)
@@ -227,7 +227,7 @@ def _from_text(a: Vals, wanted: int) -> Vals:
 
 def _convert(kind: int, i: int, f: float, text, wanted: int):
     if kind == STRING:
-        parsed_kind, parsed = parse_cell(text.strip())
+        parsed_kind, parsed = parse_number_text(text.strip())
         kind, i, f = {"int": (INT, parsed, 0.0), "float": (FLOAT, 0, parsed)}.get(parsed_kind, (IRI, 0, 0.0))
     if kind == INT:
         return i if wanted == INT else float(i)

@@ -8,31 +8,42 @@ text (typed by their form as docs/semantics.md says), and tagged text to output 
 from __future__ import annotations
 
 from pyspark.sql import Column, DataFrame, functions as F
-from pyspark.sql.types import BooleanType, DataType, DecimalType, FloatType, DoubleType, IntegralType
+from pyspark.sql.types import StringType, BooleanType, DataType, DecimalType, FloatType, DoubleType, IntegralType
 
 from deltalog.backends.tagged import (  # noqa: F401  (re-exported for the backend's modules)
     KIND_OF, PREFIX, decode_table, format_float, tag_constant, tag_table, typed_rows, untag,
 )
-from deltalog.backends.spark.expressions import FLOAT_RE, INT_RE, body, column, kind, tag_double, tag_long
+from deltalog.backends.spark.expressions import body, column, kind, tag_double, tag_long
+from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, IRI_CELL, QUOTED_CELL, unescape
 
 
 def tag_cells(text: Column) -> Column:
-    """Text cells typed by their form: an int (beyond 64 bits: a float), a float, an IRI ``<...>``, else a string."""
-    n = F.when(text.rlike(INT_RE), text.try_cast("long"))
-    return F.when(n.isNotNull(), tag_long(n)) \
-        .when(text.rlike(FLOAT_RE), _read_double(text.try_cast("double"))) \
-        .when(text.startswith("<") & text.endswith(">") & (F.length(text) >= 2),
-              F.concat(F.lit("r"), F.substr(text, F.lit(2), F.length(text) - 2))) \
+    """Text cells typed by their canonical form, as ``deltalog.io.cells.classify`` types them: a
+    canonical int (one beyond 64 bits fails the job), a canonical float, an ``<iri>``, a quoted string
+    (unquoted), else the string as written."""
+    n = text.try_cast("long")
+    is_int = text.rlike(CANONICAL_INT)
+    as_float = tag_double(text.try_cast("double"))
+    is_float = text.rlike(CANONICAL_FLOAT) & (text != "-0.0") & (as_float == F.concat(F.lit("f"), text))
+    inner = F.substr(text, F.lit(2), F.length(text) - 2)
+    return F.when(is_int & n.isNotNull(), tag_long(n)) \
+        .when(is_int, F.raise_error(F.concat(F.lit("integer "), text,
+                                             F.lit(" does not fit 64 bits (quote it to keep it as a string)")))) \
+        .when(is_float, as_float) \
+        .when(text.rlike(IRI_CELL), F.concat(F.lit("r"), inner)) \
+        .when(text.rlike(QUOTED_CELL), F.concat(F.lit("s"), F.when(inner.contains("\\"), _unescape(inner))
+                                                 .otherwise(inner))) \
         .otherwise(F.concat(F.lit("s"), text))
 
 
-def _read_double(d: Column) -> Column:
-    """A float read from text: like parse_cell, a literal too large for a double reads as an infinity."""
-    return F.when(d == float("inf"), F.lit("finf")).when(d == float("-inf"), F.lit("f-inf")).otherwise(tag_double(d))
+@F.pandas_udf(StringType())
+def _unescape(cells):
+    return cells.map(unescape, na_action="ignore").astype(object)
 
 
-def tag_native(value: Column, dtype: DataType) -> Column:
-    """A Spark column of any type as tagged text: integers, floats and text as the local readers type them."""
+def tag_native(value: Column, dtype: DataType, cells: bool = False) -> Column:
+    """A Spark column of any type as tagged text, its type respected as the local readers respect it:
+    strings stay strings (``cells``: a ``*:cells`` column of text cells, typed by form)."""
     if isinstance(dtype, IntegralType):
         return tag_long(value.cast("long"))
     if isinstance(dtype, (FloatType, DoubleType)):
@@ -41,18 +52,29 @@ def tag_native(value: Column, dtype: DataType) -> Column:
         return tag_cells(value.cast("string"))
     if isinstance(dtype, BooleanType):
         return F.concat(F.lit("s"), F.when(value, "true").otherwise("false"))
+    if isinstance(dtype, StringType) and not cells:
+        return F.concat(F.lit("s"), value)
     return tag_cells(value.cast("string"))
 
 
 def tag_frame(frame: DataFrame) -> DataFrame:
     """A Spark DataFrame of values (any column types) as tagged columns c0..ck."""
-    return frame.select(*[tag_native(column(f.name), f.dataType).alias(f"c{i}")
+    return frame.select(*[tag_native(column(f.name), f.dataType, f.name.endswith(":cells")).alias(f"c{i}")
                           for i, f in enumerate(frame.schema.fields)])
 
 
 def text_of(v: Column) -> Column:
-    """The output text of a tagged value: ints digits, floats repr, strings raw, IRIs in brackets."""
-    return F.when(kind(v) == "r", F.concat(F.lit("<"), body(v), F.lit(">"))).otherwise(body(v))
+    """The text cell of a tagged value: ints digits, floats repr, IRIs in brackets, strings raw unless
+    they would read back as another value (``deltalog.io.cells.string_cells``), then quoted."""
+    b = body(v)
+    floaty = b.rlike(CANONICAL_FLOAT) & (b != "-0.0") & (tag_double(b.try_cast("double")) == F.concat(F.lit("f"), b))
+    ambiguous = (b == "") | b.rlike(CANONICAL_INT) | floaty | b.rlike(IRI_CELL) | b.rlike(QUOTED_CELL) \
+        | b.rlike("[\t\n\r]")
+    escaped = b   # Java regex and replacement syntax: a backslash is written twice in both
+    for pattern, replacement in ((r"\\", r"\\\\"), ('"', r'\\"'), ("\t", r"\\t"), ("\n", r"\\n"), ("\r", r"\\r")):
+        escaped = F.regexp_replace(escaped, pattern, replacement)
+    string = F.when(F.coalesce(ambiguous, F.lit(False)), F.concat(F.lit('"'), escaped, F.lit('"'))).otherwise(b)
+    return F.when(kind(v) == "r", F.concat(F.lit("<"), b, F.lit(">"))).when(kind(v) == "s", string).otherwise(b)
 
 
 def text_frame(tagged: DataFrame, names: list[str]) -> DataFrame:
@@ -65,7 +87,7 @@ def typed_frame(tagged: DataFrame, names: list[str]) -> DataFrame:
     floats a double column, else text forms (one small aggregate job decides, for all columns at once)."""
     if not names:
         return tagged
-    checks = [F.bool_and(kind(F.col(c)) == k).alias(f"{c}_{k}") for c in tagged.columns for k in "if"]
+    checks = [F.bool_and(kind(F.col(c)) == k).alias(f"{c}_{k}") for c in tagged.columns for k in "ifs"]
     found = tagged.agg(*checks).first()
     columns = []
     for c, n in zip(tagged.columns, names):
@@ -73,6 +95,8 @@ def typed_frame(tagged: DataFrame, names: list[str]) -> DataFrame:
             columns.append(body(F.col(c)).cast("long").alias(n))
         elif found[f"{c}_f"]:
             columns.append(body(F.col(c)).cast("double").alias(n))
-        else:
-            columns.append(text_of(F.col(c)).alias(n))
+        elif found[f"{c}_s"]:
+            columns.append(body(F.col(c)).alias(n))
+        else:   # IRIs or mixed kinds: text cells, in the tagged column form the readers know
+            columns.append(text_of(F.col(c)).alias(f"{n}:cells"))
     return tagged.select(*columns)

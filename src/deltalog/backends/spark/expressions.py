@@ -196,7 +196,7 @@ def _str(a: Column) -> Column:
 
 
 def _number_of_text(a: Column) -> tuple[Column, Column]:
-    """(long, double) read from a string the way parse_cell does: an int when it fits 64 bits, else a float."""
+    """(long, double) read from a string the way parse_number_text does: an int when it fits 64 bits, else a float."""
     text = F.regexp_replace(body(a), f"^{_SPACE}+|{_SPACE}+$", "")
     is_int = text.rlike(INT_RE)
     n = F.when(is_int, text.try_cast("long"))

@@ -138,7 +138,7 @@ def _unescape(cells):
 
 def _object(term):
     """An object term as read_rdf types it: xsd integers ints, xsd decimal/double/float floats, other
-    literals their lexical form, IRIs and blank nodes their text; each then typed by its form."""
+    literals the string of their lexical form (never retyped), IRIs IRIs and blank nodes strings."""
     literal = term.startswith('"')
     lexical = _unescape(F.regexp_extract(term, r'^"((?:[^"\\]|\\.)*)"', 1))
     datatype = F.regexp_extract(term, r'\^\^<([^>]*)>$', 1)
@@ -146,7 +146,7 @@ def _object(term):
     as_int, as_float = number.try_cast("long"), tag_double(number.try_cast("double"))
     return F.when(literal & datatype.isin(*INT_TYPES) & as_int.isNotNull(), tag_long(as_int)) \
         .when(literal & datatype.isin(*FLOAT_TYPES) & as_float.isNotNull(), as_float) \
-        .when(literal, tag_cells(lexical)).otherwise(tag_cells(term))
+        .when(literal, F.concat(F.lit("s"), lexical)).otherwise(tag_cells(term))
 
 
 def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, int],

@@ -1,0 +1,91 @@
+"""Text cells, vectorised: typing cells by their canonical form and writing values as cells.
+
+The rules are those of ``deltalog.storage.values.parse_cell`` / ``format_value`` (docs/semantics.md),
+applied to whole Polars columns; both backends type cells through ``classify`` so they agree.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from deltalog.io.writers import float_strings
+from deltalog.storage.values import (
+    CANONICAL_FLOAT, CANONICAL_INT, FLOAT, INT, IRI, IRI_CELL, QUOTED_CELL, STRING, UnrepresentableValue, unescape,
+)
+
+
+def classify(cells: pl.Series) -> pl.DataFrame:
+    """Columns ``kind`` (INT/FLOAT/STRING/IRI), ``int``, ``float`` and ``text`` (a string's or an
+    IRI's text) of each cell. Raises UnrepresentableValue, naming the first row, for a canonical
+    int beyond 64 bits."""
+    cells = cells.cast(pl.String)
+    ints = cells.cast(pl.Int64, strict=False)
+    floats = cells.cast(pl.Float64, strict=False)
+    frame = pl.DataFrame({"t": cells, "i": ints, "f": floats})
+    is_int = pl.col("t").str.contains(CANONICAL_INT)
+    too_big = frame.select(is_int & pl.col("i").is_null()).to_series()
+    if too_big.any():
+        row = int(too_big.arg_true()[0])
+        raise UnrepresentableValue(f"row {row + 1}: integer {cells[row]} does not fit 64 bits "
+                                   "(quote it to keep it as a string)")
+    maybe_float = frame.select(pl.col("t").str.contains(CANONICAL_FLOAT) & (pl.col("t") != "-0.0")).to_series()
+    is_float = pl.Series([False] * cells.len())
+    if maybe_float.any():
+        where = maybe_float.arg_true()
+        canonical = float_strings(floats.gather(where).fill_null(float("nan"))) == cells.gather(where)
+        is_float = is_float.scatter(where, canonical)
+    frame = frame.with_columns(is_float.alias("is_float"))
+    kinds = frame.select(
+        pl.when(is_int).then(INT).when(pl.col("is_float")).then(FLOAT)
+        .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).otherwise(STRING).cast(pl.UInt8).alias("kind"),
+        pl.col("t").str.contains(QUOTED_CELL).alias("quoted"),
+    )
+    text = _texts(cells, kinds)
+    return pl.DataFrame({"kind": kinds["kind"], "int": ints.fill_null(0), "float": floats, "text": text})
+
+
+def _texts(cells: pl.Series, kinds: pl.DataFrame) -> pl.Series:
+    """The text of string and IRI cells: IRIs without brackets, quoted strings unquoted."""
+    iri = kinds["kind"] == IRI
+    quoted = (kinds["kind"] == STRING) & kinds["quoted"]
+    text = pl.select(pl.when(pl.Series(iri) | pl.Series(quoted))
+                     .then(cells.str.slice(1, cells.str.len_chars() - 2)).otherwise(cells)).to_series()
+    escaped = quoted & text.str.contains("\\", literal=True)
+    if escaped.any():   # rare: escapes undone in Python, only for those cells
+        where = escaped.arg_true()
+        text = text.scatter(where, pl.Series([unescape(t) for t in text.gather(where).to_list()], dtype=pl.String))
+    return text
+
+
+def string_cells(strings: pl.Series) -> pl.Series:
+    """Strings as text cells: as they are, unless they would read back as another value (a canonical
+    number, an ``<iri>``, a quoted form), are empty or hold a tab or line break; those are quoted."""
+    strings = strings.cast(pl.String)
+    if strings.len() == 0:
+        return strings
+    kinds = classify_lenient(strings)
+    plain = (kinds["kind"] == STRING) & ~kinds["quoted"] & (strings != "") & ~strings.str.contains(r"[\t\n\r]")
+    if plain.all():
+        return strings
+    escaped = strings.str.replace_all("\\", "\\\\", literal=True).str.replace_all('"', '\\"', literal=True) \
+        .str.replace_all("\t", "\\t", literal=True).str.replace_all("\n", "\\n", literal=True) \
+        .str.replace_all("\r", "\\r", literal=True)
+    return pl.select(pl.when(plain).then(strings).otherwise('"' + escaped + '"')).to_series().rename(strings.name)
+
+
+def classify_lenient(strings: pl.Series) -> pl.DataFrame:
+    """``kind`` and ``quoted`` of each string as a cell, counting an overlong canonical int as an int."""
+    floats = strings.cast(pl.Float64, strict=False)
+    maybe_float = strings.str.contains(CANONICAL_FLOAT) & (strings != "-0.0")
+    is_float = maybe_float & (float_strings(floats.fill_null(float("nan"))) == strings)
+    frame = pl.DataFrame({"t": strings, "f": is_float})
+    return frame.select(
+        pl.when(pl.col("t").str.contains(CANONICAL_INT)).then(INT).when(pl.col("f")).then(FLOAT)
+        .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).otherwise(STRING).cast(pl.UInt8).alias("kind"),
+        pl.col("t").str.contains(QUOTED_CELL).alias("quoted"),
+    )
+
+
+def iri_cells(iris: pl.Series) -> pl.Series:
+    """IRI texts as cells ``<iri>``."""
+    return "<" + iris.cast(pl.String) + ">"

@@ -1,0 +1,118 @@
+"""Directories of fact files: one file per predicate, and Spark-style datasets of part files.
+
+A predicate's facts may be one file (``edge.tsv``), a dataset directory (``edge/part-*.parquet``,
+``edge.parquet/part-*``, deltalog's ``--distributed`` output ``predicate=edge/``) or several of
+these; markers such as ``_SUCCESS`` and hidden files are skipped. An empty file or dataset is zero
+facts: of the program's arity when it is known, else no relation at all (nothing to give it an arity).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import polars as pl
+
+from deltalog.errors import InputError
+from deltalog.io.readers import RDF_SUFFIXES, TABLE_SUFFIXES, _empty, read_table
+from deltalog.io.writers import PREDICATE_RE, cell_strings
+from deltalog.syntax.ast import NO_SPAN, Span
+
+PART_SUFFIXES = {".txt": "tsv"}   # Spark's text writer (our --distributed TSV) names part files .txt
+
+
+def _skipped(path: Path) -> bool:
+    """Hidden files, Spark/Hadoop markers and checksums (``_SUCCESS``, ``.part-0.crc``)."""
+    return path.name.startswith((".", "_")) or path.suffix == ".crc"
+
+
+def _part_format(part: Path, default: str | None) -> str:
+    for suffix in reversed(part.suffixes):   # part-0.snappy.parquet, part-0.csv.gz is not supported
+        if suffix.lower() in TABLE_SUFFIXES:
+            return TABLE_SUFFIXES[suffix.lower()]
+        if suffix.lower() in PART_SUFFIXES:
+            return PART_SUFFIXES[suffix.lower()]
+    if default is None:
+        raise InputError(f"cannot tell the format of {part} (name the dataset directory <pred>.tsv, .csv "
+                         "or .parquet, or give its part files such an extension)")
+    return default
+
+
+def dataset_parts(path: str | os.PathLike) -> list[Path]:
+    """The data files of a dataset directory (recursively: Hive-style partitions) or a glob, sorted."""
+    text = str(path)
+    if Path(text).is_dir():
+        found = [p for p in Path(text).rglob("*") if p.is_file()]
+        root = Path(text)
+        found = [p for p in found if not any(_skipped(Path(q)) for q in p.relative_to(root).parts)]
+    else:
+        found = [Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file() and not _skipped(Path(p))]
+        if not found:
+            raise InputError(f"no file matches {text}")
+    return sorted(found)
+
+
+def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
+    """Every part file of a dataset directory or glob, concatenated (one arity for all)."""
+    default = format or TABLE_SUFFIXES.get(Path(str(path).rstrip("/")).suffix.lower())
+    tables = [(part, read_table(part, format=_part_format(part, default), arity=arity))
+              for part in dataset_parts(path)]
+    combined = combine(str(path), tables, arity)
+    return combined if combined is not None else _empty(arity)
+
+
+def _predicate_of(entry: Path) -> str | None:
+    """The predicate a directory entry holds facts of, or None for entries that are not data."""
+    name = entry.name
+    if _skipped(entry):
+        return None
+    if entry.is_dir():
+        return name.split("=", 1)[1] if name.startswith("predicate=") else Path(name).stem if \
+            Path(name).suffix.lower() in TABLE_SUFFIXES else name
+    return entry.stem if entry.suffix.lower() in TABLE_SUFFIXES else None
+
+
+def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
+                   arities: dict[str, int] | None = None) -> dict[str, pl.DataFrame]:
+    """Every fact file and dataset of ``directory``: ``p.tsv``, ``p.facts``, ``p.csv``, ``p.parquet``
+    and the datasets ``p/``, ``p.<ext>/``, ``predicate=p/`` give predicate ``p`` (all of them are
+    concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates``, one binary predicate
+    per property). Files with other extensions are ignored; a subdirectory that is not a valid
+    predicate name is refused.
+    """
+    folder, arities = Path(directory), arities or {}
+    if not folder.is_dir():
+        raise InputError(f"no such directory: {directory}")
+    parts: dict[str, list[tuple[Path, pl.DataFrame]]] = {}
+    for entry in sorted(folder.iterdir()):
+        if not _skipped(entry) and entry.is_file() and entry.suffix.lower() in RDF_SUFFIXES:
+            from deltalog.io.rdf import read_rdf
+            for name, table in read_rdf(entry, per_predicate=rdf_predicates).items():
+                parts.setdefault(name, []).append((entry, table))
+            continue
+        predicate = _predicate_of(entry)
+        if predicate is None:
+            continue
+        if not PREDICATE_RE.fullmatch(predicate):
+            raise InputError(f"{predicate!r} is not a valid predicate name", Span(str(entry), 0, 0))
+        parts.setdefault(predicate, []).append((entry, read_table(entry, arity=arities.get(predicate))))
+    combined = {name: combine(name, tables, arities.get(name)) for name, tables in parts.items()}
+    return {name: table for name, table in combined.items() if table is not None}
+
+
+def combine(name: str, tables: list[tuple[Path, pl.DataFrame]], arity: int | None) -> pl.DataFrame | None:
+    """Concatenate the files of one predicate; empty files of unknown arity add nothing, and when
+    every file is such, the result is None (zero facts, no relation) or, with ``arity``, an empty table."""
+    known = [(file, df) for file, df in tables if df.width or df.height]
+    if not known:
+        return _empty(arity) if arity is not None else None
+    widths = {df.width for _, df in known}
+    if len(widths) > 1:
+        files = ", ".join(f"{file.name} ({df.width})" for file, df in known)
+        raise InputError(f"files of predicate {name!r} have different arities: {files}", NO_SPAN)
+    frames = [df for _, df in known]
+    for column in frames[0].columns:
+        if len({df[column].dtype for df in frames}) > 1:   # mixed kinds: every file as text cells
+            frames = [df.with_columns(cell_strings(df[column])) for df in frames]
+    return pl.concat(frames, how="vertical")
