@@ -180,7 +180,7 @@ class Reasoner:
                                      rdf_predicates=rdf_predicates)
             return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
         from deltalog.io.readers import read_facts_dir
-        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates)
+        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities)
         return self.load_tables(tables, source=f"the files of {Path(directory)}")
 
     def _store(self, predicate: str, table: pl.DataFrame) -> int:

@@ -56,7 +56,7 @@ def read_changes(directory: str | None, arities) -> dict:
     if not directory:
         return {}
     from deltalog.io.readers import read_facts_dir
-    return read_facts_dir(directory)
+    return read_facts_dir(directory, arities=dict(arities))
 
 
 def cmd_update(args) -> int:
