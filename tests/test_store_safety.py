@@ -372,3 +372,54 @@ def test_a_kill_between_any_two_durable_steps_leaves_the_old_or_the_new_state(tm
             store, args[1] = store_again, str(store_again)
         limit += 1
     assert limit > 3, "the save went through several durable steps"
+
+
+# ---- incremental persistence -----------------------------------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+ALGORITHMS = ["dred", "dredc", "counting", "fbf", "remat", "auto"]
+edge = st.tuples(st.integers(0, 7), st.integers(0, 7))
+step = st.tuples(st.sets(edge, max_size=4), st.sets(edge, max_size=4), st.sampled_from(ALGORITHMS),
+                 st.booleans())
+
+
+@settings(max_examples=25, deadline=None)
+@given(initial=st.sets(edge, max_size=12), steps=st.lists(step, min_size=1, max_size=8),
+       max_segments=st.integers(1, 4))
+def test_saved_segments_reopen_to_the_state_in_memory(tmp_path_factory, initial, steps, max_segments):
+    """Whatever mix of segments and whole snapshots a sequence of updates leaves, opening the store gives
+    exactly the reasoner's state in memory, which is the closure of the explicit facts."""
+    import deltalog.store as store_module
+    old = store_module.MAX_SEGMENTS
+    store_module.MAX_SEGMENTS = max_segments
+    try:
+        store = tmp_path_factory.mktemp("store") / "s"
+        r = Reasoner(PROGRAM + "".join(f"edge({a}, {b}).\n" for a, b in sorted(initial)))
+        r.save(store)
+        explicit = set(initial)
+        for add, delete, algorithm, reopen in steps:
+            r.update(add={"edge": sorted(add)}, delete={"edge": sorted(delete)}, algorithm=algorithm)
+            explicit = (explicit - delete) | add
+            r.save(store)
+            if reopen:
+                r = Reasoner.open(store)
+            stored = Reasoner.open(store)
+            for predicate in ("edge", "path"):
+                assert exact(stored, predicate) == exact(r, predicate)
+            assert exact(stored, "edge") == explicit and exact(stored, "path") == closure(explicit)
+    finally:
+        store_module.MAX_SEGMENTS = old
+
+
+def test_an_update_writes_a_small_segment(tmp_path):
+    store = make_store(tmp_path, [(i, i + 1) for i in range(300)] + [(1000 + i, 2000 + i) for i in range(3000)])
+    base = sum(p.stat().st_size for p in (store / read_pointer(store)[0] / "base").iterdir())
+    with Reasoner.open(store, writable=True) as r:
+        r.update(add={"edge": [(5000, 5001)]}, delete={"edge": [(1000, 2000)]}, algorithm="dred")
+        r.save(store)
+    snapshot, version, _ = read_pointer(store)
+    assert version == 1
+    segment = sum(p.stat().st_size for p in (store / snapshot / "seg-000001").iterdir())
+    assert segment < 0.05 * base, (segment, base)
+    assert {(5000, 5001)} <= consistent(store)
