@@ -83,3 +83,34 @@ def test_a_bad_update_batch_leaves_the_store_unchanged(tmp_path, capsys):
 def test_opening_something_that_is_not_a_store_is_a_clear_error(tmp_path, capsys):
     assert main(["stats", str(tmp_path)]) == 2
     assert "not a deltalog store" in capsys.readouterr().err
+
+
+def test_query_a_store_with_prefixes_and_set_answers(tmp_path, capsys):
+    program = tmp_path / "p.dl"
+    program.write_text("@prefix ex: <http://example.org/> .\n"
+                       "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n"
+                       "edge(ex:a, ex:b). edge(ex:b, ex:c). edge(ex:a, ex:d).\n")
+    store = tmp_path / "store"
+    assert main(["init", str(store), str(program)]) == 0
+    capsys.readouterr()
+    assert main(["query", str(store), "path(ex:a, Y)"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Y" and sorted(out[1:]) == ["<http://example.org/b>", "<http://example.org/c>",
+                                                 "<http://example.org/d>"]
+    assert main(["query", str(store), "path(X, _)"]) == 0
+    assert sorted(capsys.readouterr().out.splitlines()[1:]) == ["<http://example.org/a>", "<http://example.org/b>"]
+    answers = Reasoner.open(store).query("path(X, _)")
+    assert sorted(answers["X"].to_list()) == sorted(set(answers["X"].to_list())) and answers.height == 2
+
+
+def test_stats_json_and_verify(tmp_path, capsys):
+    import json
+    store = tmp_path / "store"
+    assert main(["init", str(store), str(EXAMPLES / "transitive" / "program.dl")]) == 0
+    capsys.readouterr()
+    assert main(["stats", str(store), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["version"] == 0 and {r["predicate"] for r in stats["predicates"]} >= {"edge", "path"}
+    assert stats["history"][0]["event"] == "init"
+    assert main(["verify", str(store)]) == 0
+    assert capsys.readouterr().out.startswith("ok: ")
