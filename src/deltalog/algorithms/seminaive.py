@@ -10,14 +10,17 @@ delta of a stratum is therefore every fact of its predicates.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Callable, Sequence
 
-from deltalog.algorithms.context import Reasoning, StratumStats, rule_label
+from deltalog.algorithms.context import Live, Reasoning, StratumStats, rule_label
 from deltalog.analysis.program import Stratum
 from deltalog.modules.base import Module, Window
 from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan.rules import FULL, rule_plan
+
+log = logging.getLogger(__name__)
 
 ModuleFactory = Callable[[Stratum], Sequence[Module]]
 
@@ -51,6 +54,7 @@ def materialise_stratum(reasoning: Reasoning, stratum: Stratum, modules: Sequenc
     stats = StratumStats(stratum.index, tuple(sorted(stratum.predicates)))
     started = time.perf_counter()
     before = _sizes(reasoning, stratum)
+    reasoning.live = Live(stats)
     apply_nonrecursive(reasoning, stratum)
     delta: list[Window] = [(0, reasoning.tick())]
     while delta and modules:
@@ -59,6 +63,9 @@ def materialise_stratum(reasoning: Reasoning, stratum: Stratum, modules: Sequenc
         delta = [w for ws in written for w in ws] if len(modules) > 1 else []
     stats.seconds = time.perf_counter() - started
     stats.derived = sum(_sizes(reasoning, stratum).values()) - sum(before.values())
+    reasoning.live = None
+    log.info("stratum %d (%s): %d rounds, %d facts, %.3f s", stats.index, ", ".join(stats.predicates),
+              stats.rounds, stats.derived, stats.seconds)
     reasoning.stats.strata.append(stats)
     return stats
 
