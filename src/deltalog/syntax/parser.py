@@ -36,8 +36,9 @@ _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
 _ESCAPE = re.compile(r"\\(.)")
 _INT_TEXT = re.compile(r"-?[0-9]+")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-MAX_NESTING = 1_000
-"""Deepest expression (or parse tree) accepted: deeper ones would exhaust Python's stack later on."""
+MAX_NESTING = 2_000
+"""Deepest parse tree accepted (a chain of N operators is N deep): deeper ones would exhaust
+Python's stack in the transformer, the planner or the evaluator (limits.RECURSION_HEADROOM)."""
 MAX_BODY = 2_000
 """Most literals in one rule body (or aggregate body): rule plans recurse once per atom."""
 
@@ -376,16 +377,17 @@ def _syntax_error(error: UnexpectedInput, text: str, file: str) -> ParseError:
 
 
 def _check_nesting(tree: Tree, file: str) -> None:
-    """Refuse trees deeper than MAX_NESTING before the (recursive) transformer meets them."""
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
+    """Refuse trees deeper than MAX_NESTING before the (recursive) transformer meets them; level by
+    level, which costs a few percent of the parse."""
+    level, depth = [tree], 1
+    while level:
         if depth > MAX_NESTING:
-            meta = node.meta
-            raise ParseError(f"expression nested more than {MAX_NESTING:,} levels deep",
+            meta = level[0].meta
+            raise ParseError(f"expression nested too deeply (more than {MAX_NESTING:,} levels)",
                              Span(file, getattr(meta, "line", 0), getattr(meta, "column", 0)),
                              notes=("bind parts of it to variables first: V = expr, then use V",))
-        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+        level = [child for node in level for child in node.children if type(child) is Tree]
+        depth += 1
 
 
 def _run(text: str, start: str, builder: _Builder):
@@ -425,11 +427,11 @@ def read_source(path: str | os.PathLike) -> str:
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
-        raise InputError(f"no such program file: {name}") from None
+        raise InputError(f"no such program file: {name}", Span(name)) from None
     except OSError as error:
-        raise InputError(f"cannot read {name}: {error.strerror or error}") from None
+        raise InputError(f"cannot read {name}: {error.strerror or error}", Span(name)) from None
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(f"{name} is UTF-16; deltalog reads programs in UTF-8",
+        raise InputError("the program is UTF-16; deltalog reads programs in UTF-8", Span(name),
                          notes=("convert it, e.g. iconv -f UTF-16 -t UTF-8",))
     try:
         return data.decode("utf-8-sig")
