@@ -21,16 +21,16 @@ import polars as pl
 from deltalog.algorithms.context import Reasoning, Stats
 from deltalog.algorithms.maintain import UpdateResult, apply_update
 from deltalog.algorithms.offload import default_policy
-from deltalog.algorithms.seminaive import materialise
+from deltalog.algorithms.seminaive import materialise_or_roll_back
 from deltalog.algorithms.update import explicit_relation
 from deltalog.analysis import analyse
 from deltalog.backends.base import Backend
-from deltalog.errors import InputError, QueryError, UnknownPredicateError, UsageError
+from deltalog.errors import InputError, QueryError, UnknownPredicateError
 from deltalog.limits import Limits, recursion_headroom
 from deltalog.plan import ir
 from deltalog.plan.rules import term
-from deltalog.syntax import parse, parse_atom
-from deltalog.syntax.parser import read_source
+from deltalog.sources import make_backend, read_program, rows_of
+from deltalog.syntax import parse_atom
 from deltalog.syntax.ast import Program, Variable
 
 FACTS_GENERATION = 0
@@ -43,36 +43,6 @@ class Summary:
     derived: int
     seconds: float
     stats: Stats
-
-
-def make_backend(backend: str | Backend) -> Backend:
-    if not isinstance(backend, str):
-        return backend
-    if backend == "local":
-        from deltalog.backends.local.backend import LocalBackend
-        return LocalBackend()
-    if backend == "spark":
-        from deltalog.backends.spark.backend import SparkBackend
-        return SparkBackend()
-    raise UsageError(f"unknown backend {backend!r} (available: local, spark)")
-
-
-def read_program(program: str | os.PathLike | Program) -> tuple[Program, str | None, Path | None]:
-    """A Program from text, a path or a Program; also its source text and directory (for errors, @input)."""
-    if isinstance(program, Program):
-        return program, None, None
-    if not isinstance(program, (str, os.PathLike)):
-        raise UsageError(f"a program is text, a path or a Program, not {type(program).__name__}")
-    if isinstance(program, os.PathLike) or _looks_like_path(program):
-        path = Path(program)
-        text = read_source(path)
-        return parse(text, source_name=os.fspath(program)), text, path.parent
-    return parse(program), program, None
-
-
-def _looks_like_path(text: str) -> bool:
-    """A string naming a .dl file (program text never ends in '.dl' without an atom's parentheses)."""
-    return text.strip().endswith(".dl") and "\n" not in text and ("(" not in text or Path(text).exists())
 
 
 class Reasoner:
@@ -157,7 +127,7 @@ class Reasoner:
         if isinstance(data, (str, os.PathLike)):
             self.inputs.append(Path(data))
         elif not isinstance(data, pl.DataFrame) and not type(data).__module__.startswith(("pandas", "pyarrow")):
-            data = _rows(predicate, data)
+            data = rows_of(predicate, data)
         try:
             return as_table(data, format=format, arity=self._arities.get(predicate))
         except OSError as error:
@@ -281,45 +251,18 @@ class Reasoner:
         nothing: when a limit (``self.limits``), memory or Ctrl-C stops it, no derived fact is kept."""
         before = self.fact_count()
         if not self._materialised:
-            self._materialise(progress, on_round, before)
+            with recursion_headroom():
+                materialise_or_roll_back(self.reasoning, progress=progress, on_round=on_round,
+                                         offload=self.offload, budget=self.limits.budget(before))
             self._materialised = True
         stats = self.reasoning.stats
         return Summary(self.fact_count() - before, stats.seconds, stats)
 
-    def _materialise(self, progress, on_round, facts: int) -> None:
-        reasoning = self.reasoning
-        start, relations = reasoning.tick(), set(self.backend.relations())
-        reasoning.budget, reasoning.on_round = self.limits.budget(facts), on_round
-        try:
-            with recursion_headroom():
-                materialise(reasoning, progress=progress, offload=self.offload)
-        except BaseException:   # leave the explicit facts only, so a retry (a higher limit) starts clean
-            for relation in set(self.backend.relations()) - relations:
-                self.backend.drop(relation=relation)
-            for relation in relations:
-                self.backend.rollback(relation=relation, generation=start)
-            reasoning.stats = Stats()
-            raise
-        finally:
-            reasoning.budget, reasoning.on_round, reasoning.live = None, None, None
-
     def diagnostics(self) -> list:
         """Warnings about likely mistakes (UndefinedPredicateWarning): body and @output predicates that
         nothing defines (a typo, a forgotten --facts) and loaded predicates the program never mentions."""
-        from deltalog.analysis.types import rule_body_atoms
-        from deltalog.diagnostics import undefined_body_predicates, unread_files
-        program = self.analysed.program
-        uses = [(a.predicate, a.span) for rule in program.rules for a in rule_body_atoms(rule.body)]
-        uses += [(d.predicate, d.span) for d in program.outputs]
-        defined = set(self.analysed.idb) | {f.atom.predicate for f in program.facts} | set(self.loaded)
-        defined |= {d.predicate for d in program.inputs}
-        mentioned = set(self.analysed.arities) | set(self.analysed.graph.nodes)
-        mentioned |= {d.predicate for d in program.outputs}
-        first: dict = {}
-        for predicate, span in uses:
-            first.setdefault(predicate, span)
-        warnings = undefined_body_predicates(first.items(), defined, mentioned | set(self.loaded))
-        return warnings + unread_files(self.loaded, mentioned)
+        from deltalog.diagnostics import reasoner_diagnostics
+        return reasoner_diagnostics(self)
 
     def predicates(self) -> dict[str, int]:
         """Every predicate of the program and the data, with its arity."""
@@ -368,19 +311,6 @@ class Reasoner:
         except OSError as error:
             raise InputError(f"cannot write to {out_dir}: {error.strerror or error}") from None
         return chosen
-
-
-def _rows(predicate: str, data: Any) -> list[tuple]:
-    """Rows of Python values as tuples of one width, or a UsageError naming the first bad row."""
-    try:
-        rows = [tuple(row) for row in data]
-    except TypeError:
-        raise UsageError(f"the facts of {predicate} must be a path, a table or rows (tuples of values), "
-                         f"not {type(data).__name__} of scalars") from None
-    for number, row in enumerate(rows[1:], 2):
-        if len(row) != len(rows[0]):
-            raise UsageError(f"row {number} of {predicate} has {len(row)} values, row 1 has {len(rows[0])}")
-    return rows
 
 
 def as_table(data: Any, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:

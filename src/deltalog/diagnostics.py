@@ -21,6 +21,25 @@ def _suggestion(name: str, known: Iterable[str]) -> tuple[str, ...]:
     return (f"did you mean '{close[0]}'?",) if close else ()
 
 
+def reasoner_diagnostics(reasoner) -> list[UndefinedPredicateWarning]:
+    """What ``Reasoner.diagnostics`` returns: undefined body and @output predicates (the first use of
+    each), then loaded predicates the program never mentions."""
+    from deltalog.analysis.types import rule_body_atoms
+    analysed = reasoner.analysed
+    program = analysed.program
+    first: dict[str, Span] = {}
+    for rule in program.rules:
+        for atom in rule_body_atoms(rule.body):
+            first.setdefault(atom.predicate, atom.span)
+    for directive in program.outputs:
+        first.setdefault(directive.predicate, directive.span)
+    defined = set(analysed.idb) | {f.atom.predicate for f in program.facts} | set(reasoner.loaded)
+    defined |= {d.predicate for d in program.inputs}
+    mentioned = set(analysed.arities) | set(analysed.graph.nodes) | {d.predicate for d in program.outputs}
+    warnings = undefined_body_predicates(first.items(), defined, mentioned | set(reasoner.loaded))
+    return warnings + unread_files(reasoner.loaded, mentioned)
+
+
 def undefined_body_predicates(body_uses: Iterable[tuple[str, Span]], defined: Iterable[str],
                               known: Iterable[str]) -> list[UndefinedPredicateWarning]:
     """A warning for each predicate read in a body (or declared @output) that nothing defines:

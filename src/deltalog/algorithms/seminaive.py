@@ -14,8 +14,9 @@ import logging
 import time
 from typing import Callable, Sequence
 
-from deltalog.algorithms.context import Live, Reasoning, StratumStats, rule_label
+from deltalog.algorithms.context import Live, Reasoning, Stats, StratumStats, rule_label
 from deltalog.analysis.program import Stratum
+from deltalog.limits import Budget
 from deltalog.modules.base import Module, Window
 from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan.rules import FULL, rule_plan
@@ -48,6 +49,25 @@ def materialise(reasoning: Reasoning, modules_for: ModuleFactory = seminaive_mod
         if progress is not None:
             progress(stats)
     reasoning.stats.seconds += time.perf_counter() - started
+
+
+def materialise_or_roll_back(reasoning: Reasoning, *, budget: Budget | None = None,
+                             on_round: Callable[[Live], None] | None = None, **options) -> None:
+    """``materialise`` within a budget (limits.py), all or nothing: when a limit, memory or Ctrl-C
+    stops it, every relation goes back to the explicit facts, so a retry (a higher limit) starts clean."""
+    start, relations = reasoning.tick(), set(reasoning.backend.relations())
+    reasoning.budget, reasoning.on_round = budget, on_round
+    try:
+        materialise(reasoning, **options)
+    except BaseException:
+        for relation in set(reasoning.backend.relations()) - relations:
+            reasoning.backend.drop(relation=relation)
+        for relation in relations:
+            reasoning.backend.rollback(relation=relation, generation=start)
+        reasoning.stats = Stats()
+        raise
+    finally:
+        reasoning.budget, reasoning.on_round, reasoning.live = None, None, None
 
 
 def materialise_stratum(reasoning: Reasoning, stratum: Stratum, modules: Sequence[Module]) -> StratumStats:
