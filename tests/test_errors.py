@@ -186,3 +186,24 @@ def test_long_source_lines_are_cut_around_the_caret():
     rendered = error.render("x" * 499 + "bad" + "y" * 1000)
     line, caret = rendered.splitlines()[1:3]
     assert len(line) < 120 and line[caret.index("^")] == "b" and caret.count("^") == 3
+
+
+def test_a_real_sigint_exits_130_without_a_traceback(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    program = tmp_path / "runaway.dl"
+    program.write_text(RUNAWAY)
+    root = __import__("pathlib").Path(__file__).parent.parent
+    child = subprocess.Popen([sys.executable, "-m", "deltalog", "run", str(program), "--out", str(tmp_path / "o"),
+                              "--timeout", "60"], stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(root / "src")},
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    first = child.stderr.readline()   # "loaded 1 facts": the run has started (shells may ignore SIGINT:
+    time.sleep(0.5)                   # preexec_fn restores the default, as a terminal would have it)
+    child.send_signal(signal.SIGINT)
+    err = first + child.communicate(timeout=60)[1]
+    assert child.returncode == 130 and "error: interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()

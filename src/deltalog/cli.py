@@ -98,16 +98,22 @@ def _seconds(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:   # Ctrl-C while the imports behind the parser still load is an interruption too
+        args = build_parser().parse_args(argv)
+        _configure_logging(args)
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(args) -> int:
+    """Run the command; every failure becomes ``error: ...`` (with file:line:col where known) and exit 2."""
     from deltalog.cli_store import STORE_COMMANDS
-    args = build_parser().parse_args(argv)
-    _configure_logging(args)
     try:
         return {**COMMANDS, **STORE_COMMANDS}[args.command](args)
     except DeltalogError as error:
         print(error.render(_source_of(error)), file=sys.stderr)
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except MemoryError:   # outside a rule evaluation (those are OutOfMemoryError, with the rule)
         print("error: out of memory", file=sys.stderr)
     except RecursionError:
