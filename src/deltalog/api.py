@@ -21,14 +21,16 @@ import polars as pl
 from deltalog.algorithms.context import Reasoning, Stats
 from deltalog.algorithms.maintain import UpdateResult, apply_update
 from deltalog.algorithms.offload import default_policy
-from deltalog.algorithms.seminaive import materialise
+from deltalog.algorithms.seminaive import materialise_or_roll_back
 from deltalog.algorithms.update import explicit_relation
 from deltalog.analysis import analyse
 from deltalog.backends.base import Backend
-from deltalog.errors import InputError, QueryError
+from deltalog.errors import InputError, QueryError, UnknownPredicateError
+from deltalog.limits import Limits, recursion_headroom
 from deltalog.plan import ir
 from deltalog.plan.rules import term
-from deltalog.syntax import parse, parse_atom, parse_file
+from deltalog.sources import make_backend, read_program, rows_of
+from deltalog.syntax import parse_atom
 from deltalog.syntax.ast import Program, Variable
 
 FACTS_GENERATION = 0
@@ -43,40 +45,23 @@ class Summary:
     stats: Stats
 
 
-def make_backend(backend: str | Backend) -> Backend:
-    if not isinstance(backend, str):
-        return backend
-    if backend == "local":
-        from deltalog.backends.local.backend import LocalBackend
-        return LocalBackend()
-    if backend == "spark":
-        from deltalog.backends.spark.backend import SparkBackend
-        return SparkBackend()
-    raise ValueError(f"unknown backend {backend!r} (available: local, spark)")
-
-
-def read_program(program: str | os.PathLike | Program) -> tuple[Program, str | None, Path | None]:
-    """A Program from text, a path or a Program; also its source text and directory (for errors, @input)."""
-    if isinstance(program, Program):
-        return program, None, None
-    if isinstance(program, os.PathLike) or (isinstance(program, str) and program.endswith(".dl")
-                                            and "\n" not in program and Path(program).exists()):
-        path = Path(program)
-        return parse_file(path), path.read_text(), path.parent
-    return parse(program), program, None
-
-
 class Reasoner:
     """A program plus facts; ``materialise()`` computes every consequence, ``query`` and ``relation`` read it."""
 
     def __init__(self, program: str | os.PathLike | Program, *, backend: str | Backend = "local",
                  extra_arities: Mapping[str, int] | None = None, offload: Any = "auto",
-                 restore: Mapping[str, Any] | None = None) -> None:
-        """``restore``: a store manifest (deltalog/store.py) whose state the backend already holds."""
+                 restore: Mapping[str, Any] | None = None, max_facts: int | None = None,
+                 timeout: float | None = None) -> None:
+        """``restore``: a store manifest (deltalog/store.py) whose state the backend already holds.
+        ``max_facts``/``timeout``: limits of every materialisation and update (``limits``; see limits.py)."""
+        self.limits = Limits(max_facts, timeout)
         self.program, self.source, self.base_dir = read_program(program)
         if restore is not None:
             extra_arities = {**dict(extra_arities or {}), **restore["arities"]}
-        self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}))
+        with recursion_headroom():
+            self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}))
+        self.loaded: dict[str, list[str]] = {}   # predicate -> files (or "the data") its facts came from
+        self.inputs: list[Path] = []   # fact files and directories read, which write() must not overwrite
         self.backend = make_backend(backend)
         # strata small enough run on an embedded backend (algorithms/offload.py); None: never
         self.offload = default_policy(self.backend) if offload == "auto" else offload
@@ -89,6 +74,7 @@ class Reasoner:
         if restore is None:
             self._load_program_facts()
         else:
+            self.loaded = {p: ["the store"] for p in restore["arities"]}
             self.reasoning.generation = int(restore["generation"])
             self._materialised = True
 
@@ -98,7 +84,10 @@ class Reasoner:
         consistent version. ``writable``: also hold the store's writer lock (waiting up to ``wait``
         seconds for another writer) until ``close()``, so that ``save`` cannot meet a conflict."""
         from deltalog.store import open_store
-        return open_store(store, writable=writable, wait=wait)
+        try:
+            return open_store(store, writable=writable, wait=wait)
+        except OSError as error:
+            raise InputError(f"cannot open the store {store}: {error.strerror or error}") from None
 
     def save(self, store: str | os.PathLike, *, event: Mapping[str, Any] | None = None, wait: float = 0.0) -> None:
         """Save program, facts and materialisation into a store directory (new, empty, or a store),
@@ -139,6 +128,7 @@ class Reasoner:
             if not path.is_absolute() and self.base_dir is not None:
                 path = self.base_dir / path
             self.load(directive.predicate, path, format=directive.format)
+            self.loaded.pop(directive.predicate, None)   # declared by the program: never "unread"
 
     def load(self, predicate: str, data: Any, *, format: str | None = None) -> int:
         """Add explicit facts of one predicate from a file path, a Polars/pandas/Arrow table or tuples
@@ -146,8 +136,20 @@ class Reasoner:
         is typed and stored on the executors."""
         if type(data).__module__.startswith("pyspark.") and not self._materialised:
             return self.load_frames({predicate: data})
-        table = as_table(data, format=format, arity=self._arities.get(predicate))
-        return self.load_tables({predicate: table})
+        table = self._table(predicate, data, format=format)
+        return self.load_tables({predicate: table}, source=str(data) if isinstance(data, (str, os.PathLike))
+                                else "the data")
+
+    def _table(self, predicate: str, data: Any, *, format: str | None = None) -> pl.DataFrame:
+        """``as_table`` with the caller's mistakes (a missing file, ragged rows) as typed errors."""
+        if isinstance(data, (str, os.PathLike)):
+            self.inputs.append(Path(data))
+        elif not isinstance(data, pl.DataFrame) and not type(data).__module__.startswith(("pandas", "pyarrow")):
+            data = rows_of(predicate, data)
+        try:
+            return as_table(data, format=format, arity=self._arities.get(predicate))
+        except OSError as error:
+            raise InputError(f"cannot read {data}: {error.strerror or error}") from None
 
     def load_frames(self, frames: Mapping[str, Any], *, source: str = "the data", tagged: bool = False) -> int:
         """Add Spark DataFrames of facts (Spark backend only; ``tagged``: already in the backend's
@@ -167,6 +169,7 @@ class Reasoner:
         """Add several predicates' facts at once; all arities are checked before anything is stored."""
         for predicate, table in tables.items():
             self._check_arity(predicate, table.width, source)
+            self.loaded.setdefault(predicate, []).append(source)
         if self._materialised:
             result = self.update(add=tables)
             return sum(frame.height for p, frame in result.added.items() if p in tables)
@@ -178,10 +181,16 @@ class Reasoner:
             from deltalog.backends.spark.io import read_facts_dir as read_with_spark
             frames = read_with_spark(self.backend.spark, str(directory), arities=self._arities,
                                      rdf_predicates=rdf_predicates)
+            self.inputs.append(Path(directory))
             return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
         from deltalog.io.readers import read_facts_dir
         tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities)
-        return self.load_tables(tables, source=f"the files of {Path(directory)}")
+        self.inputs.append(Path(directory))
+        loaded = self.load_tables(tables, source=f"the files of {Path(directory)}")
+        for predicate in tables:   # name the files themselves in warnings (an RDF file: the directory)
+            files = [str(f) for f in sorted(Path(directory).glob(predicate + ".*")) if f.stem == predicate]
+            self.loaded[predicate][-1:] = files or [str(directory)]
+        return loaded
 
     def _store(self, predicate: str, table: pl.DataFrame) -> int:
         self._declare(predicate, table.width)
@@ -211,35 +220,67 @@ class Reasoner:
             raise InputError(f"{predicate} has arity {known} in the program, but {source} give it {width} columns")
 
     def update(self, *, add: Mapping[str, Any] | None = None, delete: Mapping[str, Any] | None = None,
-               algorithm: str = "auto") -> UpdateResult:
+               algorithm: str = "auto", strict: bool = False) -> UpdateResult:
         """Add and delete explicit facts (tables, paths or tuples per predicate) and bring the
-        materialisation up to date incrementally; returns the facts added and removed per predicate.
-        All or nothing: a bad batch (e.g. an arity clash) or a failure changes nothing."""
+        materialisation up to date incrementally; returns the facts added and removed per predicate
+        (``result.added[p]`` is an empty frame for a known predicate that did not change).
+        All or nothing: a bad batch (e.g. an arity clash) or a failure changes nothing. ``strict``:
+        refuse facts of predicates neither the program nor the stored data knows (a misspelt file)."""
+        if strict:
+            self.check_update(add or {}, delete or {})
         add_tables = self._tables(add or {})
         delete_tables = self._tables(delete or {})
         if not self._materialised:
             self.materialise()
         for predicate, table in list(add_tables.items()) + list(delete_tables.items()):
             self._declare(predicate, table.width)
-        return apply_update(self.reasoning, add_tables, delete_tables, algorithm)
+        self.reasoning.budget = self.limits.budget(self.fact_count())
+        try:
+            with recursion_headroom():
+                result = apply_update(self.reasoning, add_tables, delete_tables, algorithm)
+        finally:
+            self.reasoning.budget = None
+        result.added.empty = result.removed.empty = self._no_changes
+        return result
+
+    def check_update(self, add: Mapping[str, Any], delete: Mapping[str, Any] = {}) -> None:
+        """Raise UnknownPredicateError if the update names a predicate neither the program nor the
+        stored data knows (``update(strict=True)`` and ``deltalog update`` call this)."""
+        from deltalog.diagnostics import refuse_unknown
+        refuse_unknown(add, self._arities, "cannot add")
+        refuse_unknown(delete, self._arities, "cannot delete")
+
+    def _no_changes(self, predicate: str) -> pl.DataFrame | None:
+        arity = self._arities.get(predicate)
+        return None if arity is None else pl.DataFrame(schema={f"c{i}": pl.Null for i in range(arity)})
 
     def _tables(self, data: Mapping[str, Any]) -> dict[str, pl.DataFrame]:
         """Decoded tables for an update, every arity checked before anything changes."""
-        tables = {p: as_table(d, arity=self._arities.get(p)) for p, d in data.items()}
+        tables = {p: self._table(p, d) for p, d in data.items()}
         for predicate, table in tables.items():
             self._check_arity(predicate, table.width)
         return tables
 
     # ---- reasoning and reading -----------------------------------------------------------------
 
-    def materialise(self, *, progress=None) -> Summary:
-        """Compute every fact that follows from the program and the loaded facts."""
+    def materialise(self, *, progress=None, on_round=None) -> Summary:
+        """Compute every fact that follows from the program and the loaded facts. ``progress(stats)``
+        is called after each stratum, ``on_round(live)`` after each round of a recursive one. All or
+        nothing: when a limit (``self.limits``), memory or Ctrl-C stops it, no derived fact is kept."""
         before = self.fact_count()
         if not self._materialised:
-            materialise(self.reasoning, progress=progress, offload=self.offload)
+            with recursion_headroom():
+                materialise_or_roll_back(self.reasoning, progress=progress, on_round=on_round,
+                                         offload=self.offload, budget=self.limits.budget(before))
             self._materialised = True
         stats = self.reasoning.stats
         return Summary(self.fact_count() - before, stats.seconds, stats)
+
+    def diagnostics(self) -> list:
+        """Warnings about likely mistakes (UndefinedPredicateWarning): body and @output predicates that
+        nothing defines (a typo, a forgotten --facts) and loaded predicates the program never mentions."""
+        from deltalog.diagnostics import reasoner_diagnostics
+        return reasoner_diagnostics(self)
 
     def predicates(self) -> dict[str, int]:
         """Every predicate of the program and the data, with its arity."""
@@ -251,7 +292,8 @@ class Reasoner:
     def relation(self, predicate: str) -> pl.DataFrame:
         """All facts of a predicate (explicit and derived), columns c0..ck."""
         if predicate not in self._arities:
-            raise QueryError(f"unknown predicate {predicate!r}")
+            raise UnknownPredicateError(f"unknown predicate {predicate!r}")
+        self.materialise()   # never an empty frame for facts not derived yet
         return self.backend.read(relation=predicate)
 
     def query(self, atom: str) -> pl.DataFrame:
@@ -263,6 +305,7 @@ class Reasoner:
             raise QueryError(f"unknown predicate {parsed.predicate!r}", parsed.span)
         if arity != parsed.arity:
             raise QueryError(f"{parsed.predicate} has arity {arity}, the query has {parsed.arity}", parsed.span)
+        self.materialise()
         scan = ir.Scan(parsed.predicate, tuple(term(t) for t in parsed.terms))
         named = dict.fromkeys(t.name for t in parsed.terms if isinstance(t, Variable) and not t.anonymous)
         return self.backend.evaluate(plan=ir.Distinct(ir.Project(scan, tuple((n, ir.Col(n)) for n in named))))
@@ -275,10 +318,17 @@ class Reasoner:
 
     def write(self, out_dir: str | os.PathLike, *, format: str = "tsv",
               predicates: Iterable[str] | None = None) -> list[str]:
-        """Write each predicate to OUT/<p>.<format>, atomically as a whole; returns the predicates written."""
+        """Write each predicate to OUT/<p>.<format>, all files together or none; returns the predicates
+        written. Refuses a directory that holds the fact files this reasoner read."""
+        from deltalog.diagnostics import refuse_overlap
         from deltalog.io.writers import write_relations
+        refuse_overlap(out_dir, self.inputs)
         chosen = list(predicates) if predicates is not None else self.derived_predicates()
-        write_relations({p: self.relation(p) for p in chosen}, out_dir, format=format)
+        tables = {p: self.relation(p) for p in chosen}
+        try:
+            write_relations(tables, out_dir, format=format)
+        except OSError as error:
+            raise InputError(f"cannot write to {out_dir}: {error.strerror or error}") from None
         return chosen
 
 

@@ -3,38 +3,66 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from pathlib import Path
 
+from deltalog import __version__
 from deltalog.errors import DeltalogError
 
 EXIT_USER_ERROR = 2
+MAX_WARNINGS = 10   # more would bury the first, which is usually the cause
+EXIT_INTERRUPTED = 130   # the shell's convention for a process ended by SIGINT
+log = logging.getLogger("deltalog")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="deltalog", description="Datalog materialisation, kept exact and fast.")
+    common = _logging_options()
+    parser = argparse.ArgumentParser(prog="deltalog", description="Datalog materialisation, kept exact and fast.",
+                                     parents=[common])
+    parser.add_argument("--version", action="version", version=f"deltalog {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="materialise a program over fact files and write the results")
+    run = commands.add_parser("run", parents=[common],
+                              help="materialise a program over fact files and write the results")
     _add_inputs(run)
-    run.add_argument("--out", required=True, help="directory for OUT/<predicate>.<format>")
+    run.add_argument("--out", required=True, help="directory for OUT/<predicate>.<format>, or '-': the one "
+                     "output relation on stdout")
     run.add_argument("--format", choices=("tsv", "csv", "parquet"), default="tsv")
     run.add_argument("--distributed", action="store_true", help="Spark: write with the executors, as "
                      "OUT/predicate=<p>/ (Parquet, one dataset) or OUT/<p>/ (CSV, TSV) of part files")
     run.add_argument("--stats", action="store_true", help="print per-stratum and per-rule statistics")
+    run.add_argument("--json", action="store_true", help="print the statistics as JSON (implies --stats)")
     run.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    query = commands.add_parser("query", help="print the answers to a query atom: from a store (deltalog query "
+    query = commands.add_parser("query", parents=[common],
+                                help="print the answers to a query atom: from a store (deltalog query "
                                 "STORE ATOM), or after materialising a program over fact files")
     _add_inputs(query, "the program file (.dl), or a store directory")
     query.add_argument("atom", help='a query atom such as "path(1, Y)"')
-    check = commands.add_parser("check", help="parse and analyse a program, report errors")
+    check = commands.add_parser("check", parents=[common], help="parse and analyse a program, report errors")
     check.add_argument("program")
-    graph = commands.add_parser("graph", help="print the predicate dependency graph and strata")
+    graph = commands.add_parser("graph", parents=[common], help="print the predicate dependency graph and strata")
     graph.add_argument("program")
     graph.add_argument("--dot", metavar="FILE", help="write Graphviz DOT to FILE ('-' for stdout)")
     from deltalog.cli_store import add_store_commands
     add_store_commands(commands)
     return parser
+
+
+def _logging_options() -> argparse.ArgumentParser:
+    """-v/--log-level, accepted before and after the command (SUPPRESS: a later default never undoes them)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                        help="log progress (-v: strata and files, -vv: debugging detail)")
+    common.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=argparse.SUPPRESS,
+                        help="the log level (overrides -v)")
+    return common
+
+
+def _configure_logging(args) -> None:
+    verbose = getattr(args, "verbose", 0)
+    level = getattr(args, "log_level", None) or ("debug" if verbose >= 2 else "info" if verbose else "warning")
+    logging.basicConfig(level=level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
 
 
 def _add_inputs(command: argparse.ArgumentParser, program: str = "the program file (.dl)") -> None:
@@ -49,37 +77,87 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
     spark.add_argument("--checkpoint-dir", help="use reliable checkpoints in this directory (for clusters)")
     spark.add_argument("--offload-rows", type=int, help="run strata whose inputs hold at most this many rows "
                        "on the driver's embedded backend (default 2,000,000; 0: never)")
+    checks = command.add_argument_group("checks and limits")
+    checks.add_argument("--strict", action="store_true", help="make warnings errors: body predicates with no "
+                        "rules and no facts, fact files that match no predicate")
+    checks.add_argument("--max-facts", type=_count, metavar="N", help="stop when the materialisation holds N facts")
+    checks.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a run that takes longer")
+
+
+def _count(text: str) -> int:
+    value = int(text.replace(",", "").replace("_", ""))
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be at least 0")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:   # Ctrl-C while the imports behind the parser still load is an interruption too
+        args = build_parser().parse_args(argv)
+        _configure_logging(args)
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(args) -> int:
+    """Run the command; every failure becomes ``error: ...`` (with file:line:col where known) and exit 2."""
     from deltalog.cli_store import STORE_COMMANDS
-    args = build_parser().parse_args(argv)
     try:
         return {**COMMANDS, **STORE_COMMANDS}[args.command](args)
     except DeltalogError as error:
-        print(error.render(_source_of(error, args)), file=sys.stderr)
-        return EXIT_USER_ERROR
+        print(error.render(_source_of(error)), file=sys.stderr)
+    except MemoryError:   # outside a rule evaluation (those are OutOfMemoryError, with the rule)
+        print("error: out of memory", file=sys.stderr)
+    except RecursionError:
+        print("error: the program is nested too deeply to evaluate", file=sys.stderr)
     except OSError as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_USER_ERROR
+    return EXIT_USER_ERROR
 
 
-def _source_of(error: DeltalogError, args) -> str | None:
+def _source_of(error: DeltalogError) -> str | None:
+    """The text of the file an error points into, for the caret line (undecodable bytes replaced)."""
     path = Path(error.span.file)
     try:
-        return path.read_text() if error.span.line and path.is_file() else None
+        return path.read_text(encoding="utf-8-sig", errors="replace") if error.span.line and path.is_file() else None
     except OSError:
         return None
 
 
 def _reasoner(args, console=None):
     from deltalog.api import Reasoner
-    reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args))
+    reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
+                        max_facts=args.max_facts, timeout=args.timeout)
     if args.facts:
-        loaded = reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
-        if console is not None:
-            console.log(f"loaded {loaded:,} facts from {args.facts}")
+        reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
+    if console is not None:   # program facts and @input files count too
+        where = f" (program, @input and {args.facts})" if args.facts else " (program and @input)"
+        console.log(f"loaded {reasoner.fact_count():,} facts{where}")
+    _report_diagnostics(reasoner, args.strict)
     return reasoner
+
+
+def _report_diagnostics(reasoner, strict: bool) -> None:
+    """Print why the result may be silently empty; under --strict these are errors (exit 2)."""
+    warnings = reasoner.diagnostics()
+    for warning in warnings[:MAX_WARNINGS]:
+        if strict:
+            warning.kind = "error"
+        print(warning.render(_source_of(warning)), file=sys.stderr)
+    if len(warnings) > MAX_WARNINGS:
+        print(f"... and {len(warnings) - MAX_WARNINGS} more", file=sys.stderr)
+    if strict and warnings:
+        raise DeltalogError(f"{len(warnings)} warning{'s' if len(warnings) > 1 else ''} "
+                            "made errors by --strict")
 
 
 def _backend(args):
@@ -98,25 +176,65 @@ def _offload(args):
 
 
 def cmd_run(args) -> int:
-    from deltalog.report import Progress, console_for, print_stats
+    from deltalog.diagnostics import refuse_overlap
+    from deltalog.report import Progress, console_for, print_stats, print_stats_json
+    _check_run_options(args)
     console = console_for(args.quiet)
     started = time.perf_counter()
     reasoner = _reasoner(args, console)
+    if args.out != "-":
+        refuse_overlap(args.out, reasoner.inputs)   # before the run, not after it
     with Progress(console, len(reasoner.analysed.strata)) as progress:
-        summary = reasoner.materialise(progress=progress.advance)
-    if args.distributed:
-        if args.backend != "spark":
-            raise DeltalogError("--distributed needs --backend spark")
-        written = reasoner.derived_predicates()
-        reasoner.backend.write_datasets(relations=written, out=args.out, format=args.format)
-    else:
-        written = reasoner.write(args.out, format=args.format)
+        summary = reasoner.materialise(progress=progress.advance, on_round=progress.round)
+    written = _write_outputs(reasoner, args)
     if console is not None:
+        where = "stdout" if args.out == "-" else args.out
         console.log(f"derived {summary.derived:,} facts in {summary.seconds:.2f} s; "
-                    f"wrote {len(written)} predicates to {args.out} ({time.perf_counter() - started:.2f} s total)")
-    if args.stats:
+                    f"wrote {len(written)} predicates to {where} ({time.perf_counter() - started:.2f} s total)")
+    if args.json:
+        print_stats_json(reasoner, summary)
+    elif args.stats:
         print_stats(reasoner, summary)
     return 0
+
+
+def _check_run_options(args) -> None:
+    if args.distributed and args.backend != "spark":
+        raise DeltalogError("--distributed needs --backend spark")
+    if args.out == "-" and (args.stats or args.json):
+        raise DeltalogError("--out - writes the relation to stdout, where --stats would print too")
+    if args.out == "-" and (args.distributed or args.format == "parquet"):
+        raise DeltalogError("--out - writes TSV or CSV text to stdout")
+
+
+def _write_outputs(reasoner, args) -> list[str]:
+    if args.distributed:
+        written = reasoner.derived_predicates()
+        reasoner.backend.write_datasets(relations=written, out=args.out, format=args.format)
+        return written
+    if args.out != "-":
+        return reasoner.write(args.out, format=args.format)
+    chosen = reasoner.derived_predicates()
+    if len(chosen) != 1:
+        raise DeltalogError(f"--out - writes one relation, but the program writes {len(chosen)}"
+                            f"{': ' + ', '.join(chosen) if chosen else ''}",
+                            notes=("choose one with @output p in the program",))
+    _write_stdout(reasoner.relation(chosen[0]), args.format)
+    return chosen
+
+
+def _write_stdout(table, format: str) -> None:
+    """The same bytes a file would get (the writer's cell forms), copied to stdout."""
+    import shutil
+    import tempfile
+    from deltalog.io.writers import write_table
+    with tempfile.TemporaryDirectory(prefix="deltalog-stdout-") as scratch:
+        path = Path(scratch) / f"out.{format}"
+        write_table(table, path, format=format)
+        sys.stdout.flush()
+        with path.open("rb") as data:
+            shutil.copyfileobj(data, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
 
 
 def cmd_query(args) -> int:

@@ -65,7 +65,7 @@ def cmd_update(args) -> int:
     # the writer lock is held from reading the store to switching CURRENT: no concurrent update is lost
     with Reasoner.open(args.store, writable=True, wait=args.wait) as reasoner:
         add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
-        result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm)
+        result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm, strict=True)
         event = {"event": "update", "algorithm": result.algorithm, "seconds": result.seconds,
                  "added": {p: f.height for p, f in result.added.items()},
                  "removed": {p: f.height for p, f in result.removed.items()}}

@@ -1,10 +1,13 @@
-"""Human-facing output of the CLI: progress over strata and the --stats tables (rich, on stderr)."""
+"""Human-facing output of the CLI: progress over strata (stderr), the --stats tables and their JSON (stdout)."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+import time
 
-from deltalog.algorithms.context import StratumStats
+from deltalog.algorithms.context import Live, StratumStats
 
 
 def console_for(quiet: bool):
@@ -15,16 +18,25 @@ def console_for(quiet: bool):
     return Console(stderr=True, log_path=False)
 
 
-class Progress:
-    """A progress bar over strata, shown only on a terminal (long runs are what it is for)."""
+PROGRESS_INTERVAL = float(os.environ.get("DELTALOG_PROGRESS_INTERVAL", "10"))
+"""Seconds between plain progress lines when stderr is not a terminal (logs, CI)."""
 
-    def __init__(self, console, total: int) -> None:
-        self._bar = None
+
+class Progress:
+    """Progress over strata: on a terminal a bar naming the stratum, its rounds and facts so far;
+    elsewhere a plain line every ``interval`` seconds while a stratum runs long."""
+
+    def __init__(self, console, total: int, *, interval: float | None = None) -> None:
+        self._bar, self._total = None, total
+        self._interval = PROGRESS_INTERVAL if interval is None else interval
+        self._plain = console is not None and not console.is_terminal and total > 0
+        self._next = time.monotonic() + self._interval
         if console is not None and console.is_terminal and total > 0:
             from rich.progress import BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn
             self._bar = RichProgress(TextColumn("strata"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                                     TimeElapsedColumn(), console=console, transient=True)
-            self._task = self._bar.add_task("materialise", total=total)
+                                     TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                                     transient=True)
+            self._task = self._bar.add_task("", total=total)
 
     def __enter__(self) -> "Progress":
         if self._bar is not None:
@@ -36,8 +48,46 @@ class Progress:
             self._bar.stop()
 
     def advance(self, stats: StratumStats) -> None:
+        """A stratum is done."""
         if self._bar is not None:
-            self._bar.advance(self._task)
+            self._bar.update(self._task, advance=1, description="")
+        elif self._plain and stats.seconds >= self._interval:
+            self._line(f"stratum {stats.index + 1}/{self._total} ({_names(stats.predicates)}) done: "
+                       f"{stats.rounds:,} rounds, {stats.derived:,} facts, {stats.seconds:.1f} s")
+
+    def round(self, live: Live) -> None:
+        """A round of a recursive stratum is done: show where the run is."""
+        text = (f"stratum {live.stratum.index + 1} ({_names(live.stratum.predicates)}): round {live.rounds:,}, "
+                f"{live.derived:,} facts")
+        if self._bar is not None:
+            self._bar.update(self._task, description=text)
+        elif self._plain and time.monotonic() >= self._next:
+            self._line(f"{text}, {time.perf_counter() - live.started:.1f} s")
+
+    def _line(self, text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+        self._next = time.monotonic() + self._interval
+
+
+def _names(predicates: tuple[str, ...], most: int = 3) -> str:
+    shown = ", ".join(predicates[:most])
+    return shown + (f" and {len(predicates) - most} more" if len(predicates) > most else "")
+
+
+def stats_dict(reasoner, summary) -> dict:
+    """The --stats numbers as plain data (``--stats --json``)."""
+    rules = [{"rule": r.label, "text": str(reasoner.program.rules[i]), "evaluations": r.evaluations,
+              "instances": r.instances, "derived": r.derived, "seconds": round(r.seconds, 6)}
+             for i, r in sorted(summary.stats.rules.items())]
+    strata = [{"stratum": s.index, "predicates": list(s.predicates), "rounds": s.rounds, "derived": s.derived,
+               "seconds": round(s.seconds, 6)} for s in summary.stats.strata]
+    return {"derived": summary.derived, "seconds": round(summary.seconds, 6), "facts": reasoner.fact_count(),
+            "memory_bytes": reasoner.backend.memory_bytes(), "strata": strata, "rules": rules}
+
+
+def print_stats_json(reasoner, summary) -> None:
+    json.dump(stats_dict(reasoner, summary), sys.stdout, indent=2)
+    print()
 
 
 def print_stats(reasoner, summary) -> None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
+
+from deltalog.errors import OutOfMemoryError
 
 from deltalog.analysis.program import AnalysedProgram, RuleInfo
 from deltalog.backends.base import Backend
+from deltalog.limits import Budget
 from deltalog.plan import ir
 
 
@@ -28,6 +32,16 @@ class StratumStats:
     rounds: int = 0
     seconds: float = 0.0
     derived: int = 0
+
+
+@dataclass
+class Live:
+    """The stratum being evaluated, as a progress display sees it after every round."""
+
+    stratum: StratumStats
+    rounds: int = 0
+    derived: int = 0
+    started: float = field(default_factory=time.perf_counter)
 
 
 @dataclass
@@ -64,6 +78,9 @@ class Reasoning:
     stats: Stats = field(default_factory=Stats)
     collect_metrics: bool = True
     arities: dict[str, int] = field(default_factory=dict)   # every stored predicate (program and data)
+    budget: Budget | None = None   # limits.py: max facts and timeout of the current run
+    on_round: Callable[[Live], None] | None = None   # progress, after every round of a recursive stratum
+    live: Live | None = None
 
     def __post_init__(self) -> None:
         for predicate, arity in self.program.arities.items():
@@ -73,6 +90,13 @@ class Reasoning:
         """Start a new generation and return it."""
         self.generation += 1
         return self.generation
+
+    def round_done(self) -> None:
+        """A module finished a round: tell the progress display."""
+        if self.live is not None:
+            self.live.rounds += 1
+            if self.on_round is not None:
+                self.on_round(self.live)
 
     def rows(self, relation: str, since: int, until: int | None, visible: int | None = None,
              deleted: tuple[int, int | None] | None = None) -> int:
@@ -91,11 +115,17 @@ class Reasoning:
         metrics: dict[str, int] | None = {} if self.collect_metrics else None
         started = time.perf_counter()
         target = relation or info.head.predicate
-        if delete:
-            changed = self.backend.delete(relation=target, plan=plan, generation=generation, metrics=metrics)
-        else:
-            changed = self.backend.insert(relation=target, plan=plan, generation=generation, metrics=metrics,
-                                          revive_since=revive_since)
+        try:
+            if delete:
+                changed = self.backend.delete(relation=target, plan=plan, generation=generation, metrics=metrics)
+            else:
+                changed = self.backend.insert(relation=target, plan=plan, generation=generation, metrics=metrics,
+                                              revive_since=revive_since)
+        except MemoryError:   # numpy's _ArrayMemoryError too: name the rule whose join did not fit
+            raise OutOfMemoryError(f"out of memory evaluating {info.label}: {info.rule}", info.rule.span,
+                                   notes=("the join may be far larger than its result; reorder the body or "
+                                          "add a more selective atom first",)) from None
+        self._account(changed if not delete else 0, info)
         elapsed = time.perf_counter() - started
         instances = (metrics or {}).get(rule_label(info), 0)
         stats.seconds, stats.instances, stats.evaluations = stats.seconds + elapsed, stats.instances + instances, \
@@ -103,6 +133,12 @@ class Reasoning:
         stats.derived += 0 if delete else changed
         self.record_phase(phase, instances, changed, elapsed)
         return changed
+
+    def _account(self, derived: int, info: RuleInfo) -> None:
+        if self.live is not None:
+            self.live.derived += derived
+        if self.budget is not None:
+            self.budget.charge(derived, f"{info.label}: {info.rule}")
 
     def record_metrics(self, metrics: dict[str, int], phase: str | None, facts: int, seconds: float) -> None:
         """Credit the rule instances a plan's labelled projections counted (``rule:i`` rows) to each

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from deltalog.algorithms.context import Reasoning
 from deltalog.algorithms import counting, dredc
@@ -24,6 +24,7 @@ from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, UpdateViews, explicit_relation,
                                         lower_changes, predicates_read, tuples_of)
 from deltalog.analysis.program import AnalysedProgram, RuleInfo
+from deltalog.errors import UnknownPredicateError, UsageError
 from deltalog.plan import ir
 from deltalog.plan.rules import View, variables_of
 
@@ -35,12 +36,28 @@ FBF_BUDGET = 100_000
 """Facts FBF's backward chaining may check per stratum before it falls back to DRed's overdeletion."""
 
 
+class Changes(dict):
+    """Frames of the facts an update added (or removed) per predicate. A predicate that did not change
+    reads as an empty frame when ``empty(predicate)`` knows it (``result.added["path"]`` always works for
+    the program's predicates); iterating shows only the changed ones."""
+
+    def __init__(self, *args, empty: Callable[[str], pl.DataFrame | None] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.empty = empty
+
+    def __missing__(self, predicate: str) -> pl.DataFrame:
+        frame = self.empty(predicate) if self.empty is not None else None
+        if frame is None:
+            raise UnknownPredicateError(f"unknown predicate {predicate!r}")
+        return frame
+
+
 @dataclass
 class UpdateResult:
     """What an update changed, per predicate, and the explicit changes that were no-ops."""
 
-    added: dict[str, pl.DataFrame] = field(default_factory=dict)
-    removed: dict[str, pl.DataFrame] = field(default_factory=dict)
+    added: Changes = field(default_factory=Changes)
+    removed: Changes = field(default_factory=Changes)
     ignored_additions: dict[str, int] = field(default_factory=dict)
     ignored_deletions: dict[str, int] = field(default_factory=dict)
     overdeleted: dict[str, int] = field(default_factory=dict)
@@ -53,7 +70,7 @@ def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame], delete: 
                  algorithm: str = "auto") -> UpdateResult:
     """Update the materialisation to mat(Π, (E \\ E⁻) ∪ E⁺); all or nothing."""
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
+        raise UsageError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
     started = time.perf_counter()
     update = Update(reasoning, UpdateViews(reasoning.tick()))
     relations = list(reasoning.backend.relations())

@@ -70,7 +70,8 @@ class OffloadPolicy:
                                               generation=0)
         first = reasoning.tick()
         here = Reasoning(reasoning.program, local, generation=first, stats=reasoning.stats,
-                         collect_metrics=reasoning.collect_metrics, arities=dict(reasoning.arities))
+                         collect_metrics=reasoning.collect_metrics, arities=dict(reasoning.arities),
+                         budget=reasoning.budget, on_round=reasoning.on_round)
         stats = materialise_stratum(here, stratum, modules)
         reasoning.generation = here.tick()
         for predicate in sorted(stratum.predicates):

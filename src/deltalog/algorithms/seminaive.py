@@ -10,14 +10,18 @@ delta of a stratum is therefore every fact of its predicates.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Callable, Sequence
 
-from deltalog.algorithms.context import Reasoning, StratumStats, rule_label
+from deltalog.algorithms.context import Live, Reasoning, Stats, StratumStats, rule_label
 from deltalog.analysis.program import Stratum
+from deltalog.limits import Budget
 from deltalog.modules.base import Module, Window
 from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan.rules import FULL, rule_plan
+
+log = logging.getLogger(__name__)
 
 ModuleFactory = Callable[[Stratum], Sequence[Module]]
 
@@ -47,10 +51,30 @@ def materialise(reasoning: Reasoning, modules_for: ModuleFactory = seminaive_mod
     reasoning.stats.seconds += time.perf_counter() - started
 
 
+def materialise_or_roll_back(reasoning: Reasoning, *, budget: Budget | None = None,
+                             on_round: Callable[[Live], None] | None = None, **options) -> None:
+    """``materialise`` within a budget (limits.py), all or nothing: when a limit, memory or Ctrl-C
+    stops it, every relation goes back to the explicit facts, so a retry (a higher limit) starts clean."""
+    start, relations = reasoning.tick(), set(reasoning.backend.relations())
+    reasoning.budget, reasoning.on_round = budget, on_round
+    try:
+        materialise(reasoning, **options)
+    except BaseException:
+        for relation in set(reasoning.backend.relations()) - relations:
+            reasoning.backend.drop(relation=relation)
+        for relation in relations:
+            reasoning.backend.rollback(relation=relation, generation=start)
+        reasoning.stats = Stats()
+        raise
+    finally:
+        reasoning.budget, reasoning.on_round, reasoning.live = None, None, None
+
+
 def materialise_stratum(reasoning: Reasoning, stratum: Stratum, modules: Sequence[Module]) -> StratumStats:
     stats = StratumStats(stratum.index, tuple(sorted(stratum.predicates)))
     started = time.perf_counter()
     before = _sizes(reasoning, stratum)
+    reasoning.live = Live(stats)
     apply_nonrecursive(reasoning, stratum)
     delta: list[Window] = [(0, reasoning.tick())]
     while delta and modules:
@@ -59,6 +83,9 @@ def materialise_stratum(reasoning: Reasoning, stratum: Stratum, modules: Sequenc
         delta = [w for ws in written for w in ws] if len(modules) > 1 else []
     stats.seconds = time.perf_counter() - started
     stats.derived = sum(_sizes(reasoning, stratum).values()) - sum(before.values())
+    reasoning.live = None
+    log.info("stratum %d (%s): %d rounds, %d facts, %.3f s", stats.index, ", ".join(stats.predicates),
+              stats.rounds, stats.derived, stats.seconds)
     reasoning.stats.strata.append(stats)
     return stats
 

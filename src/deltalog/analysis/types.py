@@ -121,6 +121,12 @@ def check_aggregate_function(aggregate: Aggregate) -> None:
         )
     if aggregate.arg is None and aggregate.function != "count":
         raise UnknownFunctionError(f"aggregate '{aggregate.function}' needs an argument", aggregate.span)
+    if isinstance(aggregate.arg, Constant) and aggregate.function != "count":
+        # the planner aggregates a column of the body's bindings; a constant has none
+        raise TypeCheckError(f"the argument of '{aggregate.function}' must be a variable of its body, "
+                             f"not the constant {aggregate.arg}", aggregate.arg.span,
+                             notes=("a constant's min, max, avg and median is itself; its sum is the count "
+                                    "times the constant",))
 
 
 def check_functions(program: Program) -> None:

@@ -120,9 +120,10 @@ def write_relations(
 ) -> None:
     """Write every table to ``out_dir/<pred>.<ext>``, all or nothing.
 
-    The files are written into a temporary sibling directory ``out_dir.tmp-<random suffix>`` first and moved
-    into ``out_dir`` (created if missing) only when all of them were written; on failure ``out_dir``
-    is left as it was and the temporary directory is removed. Other files in ``out_dir`` are kept.
+    The files are written into a temporary sibling directory ``out_dir.tmp-<random suffix>`` first and
+    published into ``out_dir`` (created if missing) together, only when all of them were written (see
+    ``_publish``); on failure ``out_dir`` is left as it was and the temporary directory is removed.
+    Other files and directories in ``out_dir`` are kept.
     """
     fmt, out = _format(format), Path(out_dir)
     for name in tables:
@@ -133,9 +134,50 @@ def write_relations(
     try:
         for name, df in tables.items():
             _write(df, staging / f"{name}.{EXTENSIONS[fmt]}", fmt)
-        out.mkdir(exist_ok=True)
-        for name in tables:
-            file_name = f"{name}.{EXTENSIONS[fmt]}"
-            os.replace(staging / file_name, out / file_name)
+        _publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _publish(staging: Path, out: Path) -> None:
+    """Make the written files appear in ``out`` together: ``staging`` gets links to out's other files
+    and takes out's place in one rename (Linux renameat2 RENAME_EXCHANGE; elsewhere two renames, with
+    out missing for an instant); out's subdirectories then move back in. ``staging`` ends up holding
+    the old directory, which the caller removes."""
+    if not out.exists():
+        os.chmod(staging, 0o777 & ~_umask())
+        os.rename(staging, out)
+        staging.mkdir()   # for the caller's cleanup
+        return
+    os.chmod(staging, out.stat().st_mode & 0o7777)
+    subdirectories = []
+    for entry in out.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            subdirectories.append(entry.name)
+        elif not (staging / entry.name).exists():
+            try:
+                os.link(entry, staging / entry.name, follow_symlinks=False)
+            except OSError:
+                shutil.copy2(entry, staging / entry.name, follow_symlinks=False)
+    try:
+        import ctypes
+        renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    except (OSError, TypeError):   # no C library to ask (Windows)
+        renameat2 = None
+    if renameat2 is None or renameat2(-100, os.fsencode(staging), -100, os.fsencode(out), 2) != 0:
+        old = out.with_name(staging.name + ".old")   # no atomic exchange: two renames, undone on failure
+        os.rename(out, old)
+        try:
+            os.rename(staging, out)
+        except BaseException:
+            os.rename(old, out)
+            raise
+        os.rename(old, staging)
+    for name in subdirectories:
+        os.rename(staging / name, out / name)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -28,6 +28,7 @@ class SeminaiveModule:
         while windows:
             generation = reasoning.tick()
             derived = sum(self._round(reasoning, window, generation) for window in windows)
+            reasoning.round_done()
             if not derived:
                 break
             written.append((generation, generation + 1))

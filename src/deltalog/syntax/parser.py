@@ -20,10 +20,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
-from deltalog.errors import ParseError
+from deltalog.errors import InputError, ParseError
+from deltalog.limits import recursion_headroom
 from deltalog.syntax.ast import (
     Aggregate, Atom, BinaryOp, Call, Comparison, Constant, Fact, InputDirective, Negation,
     OutputDirective, Program, Rule, Span, Variable,
@@ -35,6 +36,11 @@ _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
 _ESCAPE = re.compile(r"\\(.)")
 _INT_TEXT = re.compile(r"-?[0-9]+")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+MAX_NESTING = 2_000
+"""Deepest parse tree accepted (a chain of N operators is N deep): deeper ones would exhaust
+Python's stack in the transformer, the planner or the evaluator (limits.RECURSION_HEADROOM)."""
+MAX_BODY = 2_000
+"""Most literals in one rule body (or aggregate body): rule plans recurse once per atom."""
 
 
 @lru_cache(maxsize=1)
@@ -231,6 +237,9 @@ class _Builder(Transformer):
     fname = aggfunc = pred_name
 
     def body(self, meta, children) -> tuple:
+        if len(children) > MAX_BODY:
+            raise ParseError(f"a body of {len(children):,} literals; deltalog evaluates at most {MAX_BODY:,}",
+                             self._span(meta), notes=("split it: define part of the body as a rule of its own",))
         return tuple(children)
 
     def negation(self, meta, children) -> Negation:
@@ -367,12 +376,29 @@ def _syntax_error(error: UnexpectedInput, text: str, file: str) -> ParseError:
 # ---------------------------------------------------------------- public API
 
 
+def _check_nesting(tree: Tree, file: str) -> None:
+    """Refuse trees deeper than MAX_NESTING before the (recursive) transformer meets them; level by
+    level, which costs a few percent of the parse."""
+    level, depth = [tree], 1
+    while level:
+        if depth > MAX_NESTING:
+            meta = level[0].meta
+            raise ParseError(f"expression nested too deeply (more than {MAX_NESTING:,} levels)",
+                             Span(file, getattr(meta, "line", 0), getattr(meta, "column", 0)),
+                             notes=("bind parts of it to variables first: V = expr, then use V",))
+        level = [child for node in level for child in node.children if type(child) is Tree]
+        depth += 1
+
+
 def _run(text: str, start: str, builder: _Builder):
     """Parse and build; the cyclic garbage collector is paused meanwhile (it is quadratic on big fact lists)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return builder.transform(_lark().parse(text, start=start))
+        with recursion_headroom("the program"):
+            tree = _lark().parse(text, start=start)
+            _check_nesting(tree, builder.file)
+            return builder.transform(tree)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, builder.file) from None
     except VisitError as error:
@@ -392,8 +418,34 @@ def parse_file(path: str | os.PathLike) -> Program:
 
     Line ends are read untranslated (a carriage return inside a string stays one); a BOM is skipped.
     """
-    with open(path, encoding="utf-8-sig", newline="") as file:
-        return parse(file.read(), source_name=os.fspath(path))
+    return parse(read_source(path), source_name=os.fspath(path))
+
+
+def read_source(path: str | os.PathLike) -> str:
+    """The text of a program file; a missing, unreadable or non-UTF-8 file is an InputError naming the place."""
+    name = os.fspath(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"no such program file: {name}", Span(name)) from None
+    except OSError as error:
+        raise InputError(f"cannot read {name}: {error.strerror or error}", Span(name)) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("the program is UTF-16; deltalog reads programs in UTF-8", Span(name),
+                         notes=("convert it, e.g. iconv -f UTF-16 -t UTF-8",))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise _decode_error(data, error, name) from None
+
+
+def _decode_error(data: bytes, error: UnicodeDecodeError, name: str) -> ParseError:
+    """Where the first invalid byte is, as a line and a column (in characters of the valid text before it)."""
+    before = data[:error.start].decode("utf-8-sig", errors="replace")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    return ParseError(f"invalid UTF-8 (byte 0x{data[error.start]:02x}); deltalog reads programs in UTF-8",
+                      Span(name, line, column, line, column + 1))
 
 
 def parse_atom(text: str, *, source_name: str = "<query>", prefixes: Iterable[tuple[str, str]] = ()) -> Atom:

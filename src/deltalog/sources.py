@@ -1,0 +1,58 @@
+"""Where a Reasoner's inputs come from: a program (text, a path, a Program), a backend (a name or an
+instance) and rows of Python values, each checked so that a caller's mistake is a typed error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from deltalog.backends.base import Backend
+from deltalog.errors import UsageError
+from deltalog.syntax import parse
+from deltalog.syntax.ast import Program
+from deltalog.syntax.parser import read_source
+
+
+def make_backend(backend: str | Backend) -> Backend:
+    """A backend instance from its name (the Spark one is imported only when asked for)."""
+    if not isinstance(backend, str):
+        return backend
+    if backend == "local":
+        from deltalog.backends.local.backend import LocalBackend
+        return LocalBackend()
+    if backend == "spark":
+        from deltalog.backends.spark.backend import SparkBackend
+        return SparkBackend()
+    raise UsageError(f"unknown backend {backend!r} (available: local, spark)")
+
+
+def read_program(program: str | os.PathLike | Program) -> tuple[Program, str | None, Path | None]:
+    """A Program from text, a path or a Program; also its source text and directory (for errors, @input)."""
+    if isinstance(program, Program):
+        return program, None, None
+    if not isinstance(program, (str, os.PathLike)):
+        raise UsageError(f"a program is text, a path or a Program, not {type(program).__name__}")
+    if isinstance(program, os.PathLike) or _looks_like_path(program):
+        path = Path(program)
+        text = read_source(path)
+        return parse(text, source_name=os.fspath(program)), text, path.parent
+    return parse(program), program, None
+
+
+def _looks_like_path(text: str) -> bool:
+    """A string naming a .dl file (program text never ends in '.dl' without an atom's parentheses)."""
+    return text.strip().endswith(".dl") and "\n" not in text and ("(" not in text or Path(text).exists())
+
+
+def rows_of(predicate: str, data: Any) -> list[tuple]:
+    """Rows of Python values as tuples of one width, or a UsageError naming the first bad row."""
+    try:
+        rows = [tuple(row) for row in data]
+    except TypeError:
+        raise UsageError(f"the facts of {predicate} must be a path, a table or rows (tuples of values), "
+                         f"not {type(data).__name__} of scalars") from None
+    for number, row in enumerate(rows[1:], 2):
+        if len(row) != len(rows[0]):
+            raise UsageError(f"row {number} of {predicate} has {len(row)} values, row 1 has {len(rows[0])}")
+    return rows
