@@ -22,7 +22,7 @@ import re
 import shutil
 from pathlib import Path
 
-from deltalog.errors import DeltalogError
+from deltalog.errors import InputError
 
 FORMAT_VERSION = 2
 MARKER = "deltalog-store"
@@ -35,7 +35,7 @@ MANIFEST = re.compile(r"v-(\d{6})\.json")
 OURS = {MARKER, CURRENT, "LOCK"}
 
 
-class StoreError(DeltalogError):
+class StoreError(InputError):
     """A store cannot be used as asked (not a store, changed by another writer, ...)."""
 
 
