@@ -84,6 +84,7 @@ class Reasoner:
         self._materialised = False
         self.store_link: Any = None     # the store this state was read from or saved to (deltalog/store)
         self._arities = dict(self.analysed.arities)
+        self.declarations = self.analysed.declarations  # @decl by predicate: names and types of columns
         for predicate, arity in self._arities.items():
             self.backend.create_relation(relation=predicate, arity=arity)
         if restore is None:
@@ -146,7 +147,7 @@ class Reasoner:
         is typed and stored on the executors."""
         if type(data).__module__.startswith("pyspark.") and not self._materialised:
             return self.load_frames({predicate: data})
-        table = as_table(data, format=format, arity=self._arities.get(predicate))
+        table = as_table(data, format=format, arity=self._arities.get(predicate), decl=self.declarations.get(predicate))
         return self.load_tables({predicate: table})
 
     def load_frames(self, frames: Mapping[str, Any], *, source: str = "the data", tagged: bool = False) -> int:
@@ -177,10 +178,11 @@ class Reasoner:
         if self.backend.name == "spark" and not self._materialised:   # read on the executors
             from deltalog.backends.spark.io import read_facts_dir as read_with_spark
             frames = read_with_spark(self.backend.spark, str(directory), arities=self._arities,
-                                     rdf_predicates=rdf_predicates)
+                                     rdf_predicates=rdf_predicates, declarations=self.declarations)
             return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
         from deltalog.io.readers import read_facts_dir
-        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities)
+        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities,
+                                declarations=self.declarations)
         return self.load_tables(tables, source=f"the files of {Path(directory)}")
 
     def _store(self, predicate: str, table: pl.DataFrame) -> int:
@@ -221,11 +223,11 @@ class Reasoner:
             self.materialise()
         for predicate, table in list(add_tables.items()) + list(delete_tables.items()):
             self._declare(predicate, table.width)
-        return apply_update(self.reasoning, add_tables, delete_tables, algorithm)
+        return apply_update(self.reasoning, add_tables, delete_tables, algorithm, check=self._check_derived)
 
     def _tables(self, data: Mapping[str, Any]) -> dict[str, pl.DataFrame]:
         """Decoded tables for an update, every arity checked before anything changes."""
-        tables = {p: as_table(d, arity=self._arities.get(p)) for p, d in data.items()}
+        tables = {p: as_table(d, arity=self._arities.get(p), decl=self.declarations.get(p)) for p, d in data.items()}
         for predicate, table in tables.items():
             self._check_arity(predicate, table.width)
         return tables
@@ -237,9 +239,16 @@ class Reasoner:
         before = self.fact_count()
         if not self._materialised:
             materialise(self.reasoning, progress=progress, offload=self.offload)
+            self._check_derived()
             self._materialised = True
         stats = self.reasoning.stats
         return Summary(self.fact_count() - before, stats.seconds, stats)
+
+    def _check_derived(self) -> None:
+        """Derived facts in declared columns the analysis could not prove fit (algorithms/typecheck.py)."""
+        if self.analysed.unproven:
+            from deltalog.algorithms.typecheck import check_derived
+            check_derived(self.analysed, self.backend)
 
     def predicates(self) -> dict[str, int]:
         """Every predicate of the program and the data, with its arity."""
@@ -249,10 +258,16 @@ class Reasoner:
         return sum(self.backend.count(relation=p) for p in self._arities)
 
     def relation(self, predicate: str) -> pl.DataFrame:
-        """All facts of a predicate (explicit and derived), columns c0..ck."""
+        """All facts of a predicate (explicit and derived): columns c0..ck, or the declared names and types
+        (``deltalog.io.declared.present``) for a predicate with a ``@decl``."""
         if predicate not in self._arities:
             raise QueryError(f"unknown predicate {predicate!r}")
-        return self.backend.read(relation=predicate)
+        table = self.backend.read(relation=predicate)
+        decl = self.declarations.get(predicate)
+        if decl is None or not decl.arity:
+            return table
+        from deltalog.io.declared import present
+        return present(table, decl)
 
     def query(self, atom: str) -> pl.DataFrame:
         """The set of answers to a query atom such as ``path(1, Y)``: one column per named variable
@@ -276,13 +291,18 @@ class Reasoner:
     def write(self, out_dir: str | os.PathLike, *, format: str = "tsv",
               predicates: Iterable[str] | None = None) -> list[str]:
         """Write each predicate to OUT/<p>.<format>, atomically as a whole; returns the predicates written."""
+        from deltalog.io.declared import parquet_columns
         from deltalog.io.writers import write_relations
         chosen = list(predicates) if predicates is not None else self.derived_predicates()
-        write_relations({p: self.relation(p) for p in chosen}, out_dir, format=format)
+        # declared predicates: string columns are written as they are, Parquet with the names and types
+        ready = {p for p in chosen if format == "parquet" and getattr(self.declarations.get(p), "arity", 0)}
+        tables = {p: parquet_columns(self.backend.read(relation=p), self.declarations[p]) if p in ready
+                  else self.relation(p) for p in chosen}
+        write_relations(tables, out_dir, format=format, ready=ready)
         return chosen
 
 
-def as_table(data: Any, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
+def as_table(data: Any, *, format: str | None = None, arity: int | None = None, decl=None) -> pl.DataFrame:
     """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values.
 
     Values keep their kind (docs/semantics.md, Values from Python and tables): a ``str`` or a String
@@ -290,13 +310,14 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None) 
     ints beyond 64 bits, NaN, infinities and None are refused, naming the row and column. With
     ``format="cells"`` the String columns of a table are text cells instead (what ``relation()``
     returns for columns that are not all ints or all floats), so its output loads back unchanged.
+    ``decl`` (a ``@decl``) types the columns by the declaration and matches table columns by name.
     """
     if isinstance(data, (str, os.PathLike)):
         if (format or Path(data).suffix.lstrip(".").lower()) in ("nt", "ttl"):
             from deltalog.io.rdf import read_rdf
-            return read_rdf(data)["triple"]
+            return checked(read_rdf(data)["triple"], decl, str(data))
         from deltalog.io.readers import read_table
-        return read_table(data, format=format, arity=arity)
+        return read_table(data, format=format, arity=arity, decl=decl)
     from deltalog.io.readers import values_frame
     if isinstance(data, pl.DataFrame):
         table = data
@@ -304,7 +325,21 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None) 
         table = pl.from_pandas(data) if type(data).__module__.startswith("pandas") else pl.from_arrow(data)
     else:
         from deltalog.io.python_rows import rows_table
-        return rows_table(data, arity)
+        return checked(rows_table(data, arity), decl, "the rows")
     if format == "cells":
         table = table.rename({n: f"{n}:cells" for n in table.columns if table[n].dtype == pl.String})
-    return values_frame(table, "the table")
+    return values_frame(table, "the table", decl)
+
+
+def checked(table: pl.DataFrame, decl, source: str) -> pl.DataFrame:
+    """A decoded table whose kinds must fit a declaration (Python rows, RDF triples)."""
+    if decl is None:
+        return table
+    from deltalog.io.declared import BadCell, check_kinds
+    for j, (column, attribute) in enumerate(zip(table.get_columns(), decl.attributes)):
+        try:
+            check_kinds(column, attribute.type)
+        except BadCell as bad:
+            raise InputError(f"{source}: row {bad.row + 1}, column {j + 1}: {bad}; {decl.predicate}."
+                             f"{attribute.name} is declared {attribute.type}") from None
+    return table
