@@ -152,15 +152,20 @@ class Reasoner:
 
     def load_frames(self, frames: Mapping[str, Any], *, source: str = "the data", tagged: bool = False) -> int:
         """Add Spark DataFrames of facts (Spark backend only; ``tagged``: already in the backend's
-        physical form), all arities checked before anything is stored."""
+        physical form; declared predicates are typed by their ``@decl``), all arities checked first."""
         for predicate, frame in frames.items():
             self._check_arity(predicate, len(frame.columns), source)
+        ready = {p: tagged or p in self.declarations for p in frames}
+        if not tagged and any(ready.values()):
+            from deltalog.backends.spark.declared import tag_declared
+            frames = {p: tag_declared(f, self.declarations[p]) if p in self.declarations else f
+                      for p, f in frames.items()}
         added = 0
         for predicate, frame in frames.items():
             self._declare(predicate, len(frame.columns))
             for relation in self._stores(predicate):
                 stored = self.backend.load_frame(relation=relation, data=frame, generation=FACTS_GENERATION,
-                                                  tagged=tagged)
+                                                  tagged=ready[predicate])
             added += stored
         return added
 
