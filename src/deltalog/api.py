@@ -317,6 +317,7 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None, 
     returns for columns that are not all ints or all floats), so its output loads back unchanged.
     ``decl`` (a ``@decl``) types the columns by the declaration and matches table columns by name.
     """
+    from deltalog.io.declared import checked
     if isinstance(data, (str, os.PathLike)):
         if (format or Path(data).suffix.lstrip(".").lower()) in ("nt", "ttl"):
             from deltalog.io.rdf import read_rdf
@@ -335,16 +336,3 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None, 
         table = table.rename({n: f"{n}:cells" for n in table.columns if table[n].dtype == pl.String})
     return values_frame(table, "the table", decl)
 
-
-def checked(table: pl.DataFrame, decl, source: str) -> pl.DataFrame:
-    """A decoded table whose kinds must fit a declaration (Python rows, RDF triples)."""
-    if decl is None:
-        return table
-    from deltalog.io.declared import BadCell, check_kinds
-    for j, (column, attribute) in enumerate(zip(table.get_columns(), decl.attributes)):
-        try:
-            check_kinds(column, attribute.type)
-        except BadCell as bad:
-            raise InputError(f"{source}: row {bad.row + 1}, column {j + 1}: {bad}; {decl.predicate}."
-                             f"{attribute.name} is declared {attribute.type}") from None
-    return table

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from deltalog.errors import InputError
 from deltalog.io.cells import classify, iri_cells, string_cells
 from deltalog.io.writers import float_strings
 from deltalog.storage.values import FLOAT, INT, IRI, IRI_CELL, STRING
@@ -118,6 +119,19 @@ def match_columns(names: list[str], declared: tuple[str, ...]) -> list[str]:
     if len(bare) == len(names) and set(bare) == set(declared):
         return [bare[name] for name in declared]
     return names
+
+
+def checked(table: pl.DataFrame, decl, source: str) -> pl.DataFrame:
+    """A decoded table whose kinds must fit a declaration (Python rows, RDF triples)."""
+    if decl is None:
+        return table
+    for j, (column, attribute) in enumerate(zip(table.get_columns(), decl.attributes)):
+        try:
+            check_kinds(column, attribute.type)
+        except BadCell as bad:
+            raise InputError(f"{source}: row {bad.row + 1}, column {j + 1}: {bad}; {decl.predicate}."
+                             f"{attribute.name} is declared {attribute.type}") from None
+    return table
 
 
 # ---- output: declared names and types -----------------------------------------------------------
