@@ -69,6 +69,7 @@ class Reasoner:
         self._materialised = False
         self.store_link: Any = None     # the store this state was read from or saved to (deltalog/store)
         self._arities = dict(self.analysed.arities)
+        self.declarations = self.analysed.declarations  # @decl by predicate: names and types of columns
         for predicate, arity in self._arities.items():
             self.backend.create_relation(relation=predicate, arity=arity)
         if restore is None:
@@ -147,21 +148,27 @@ class Reasoner:
         elif not isinstance(data, pl.DataFrame) and not type(data).__module__.startswith(("pandas", "pyarrow")):
             data = rows_of(predicate, data)
         try:
-            return as_table(data, format=format, arity=self._arities.get(predicate))
+            return as_table(data, format=format, arity=self._arities.get(predicate),
+                            decl=self.declarations.get(predicate))
         except OSError as error:
             raise InputError(f"cannot read {data}: {error.strerror or error}") from None
 
     def load_frames(self, frames: Mapping[str, Any], *, source: str = "the data", tagged: bool = False) -> int:
         """Add Spark DataFrames of facts (Spark backend only; ``tagged``: already in the backend's
-        physical form), all arities checked before anything is stored."""
+        physical form; declared predicates are typed by their ``@decl``), all arities checked first."""
         for predicate, frame in frames.items():
             self._check_arity(predicate, len(frame.columns), source)
+        ready = {p: tagged or p in self.declarations for p in frames}
+        if not tagged and any(ready.values()):
+            from deltalog.backends.spark.declared import tag_declared
+            frames = {p: tag_declared(f, self.declarations[p]) if p in self.declarations else f
+                      for p, f in frames.items()}
         added = 0
         for predicate, frame in frames.items():
             self._declare(predicate, len(frame.columns))
             for relation in self._stores(predicate):
                 stored = self.backend.load_frame(relation=relation, data=frame, generation=FACTS_GENERATION,
-                                                  tagged=tagged)
+                                                  tagged=ready[predicate])
             added += stored
         return added
 
@@ -180,11 +187,12 @@ class Reasoner:
         if self.backend.name == "spark" and not self._materialised:   # read on the executors
             from deltalog.backends.spark.io import read_facts_dir as read_with_spark
             frames = read_with_spark(self.backend.spark, str(directory), arities=self._arities,
-                                     rdf_predicates=rdf_predicates)
+                                     rdf_predicates=rdf_predicates, declarations=self.declarations)
             self.inputs.append(Path(directory))
             return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
         from deltalog.io.readers import read_facts_dir
-        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities)
+        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities,
+                                declarations=self.declarations)
         self.inputs.append(Path(directory))
         loaded = self.load_tables(tables, source=f"the files of {Path(directory)}")
         for predicate in tables:   # name the files themselves in warnings (an RDF file: the directory)
@@ -237,7 +245,8 @@ class Reasoner:
         self.reasoning.budget = self.limits.budget(self.fact_count())
         try:
             with recursion_headroom():
-                result = apply_update(self.reasoning, add_tables, delete_tables, algorithm)
+                result = apply_update(self.reasoning, add_tables, delete_tables, algorithm,
+                                      check=self._check_derived)
         finally:
             self.reasoning.budget = None
         result.added.empty = result.removed.empty = self._no_changes
@@ -272,6 +281,7 @@ class Reasoner:
             with recursion_headroom():
                 materialise_or_roll_back(self.reasoning, progress=progress, on_round=on_round,
                                          offload=self.offload, budget=self.limits.budget(before))
+            self._check_derived()
             self._materialised = True
         stats = self.reasoning.stats
         return Summary(self.fact_count() - before, stats.seconds, stats)
@@ -282,6 +292,12 @@ class Reasoner:
         from deltalog.diagnostics import reasoner_diagnostics
         return reasoner_diagnostics(self)
 
+    def _check_derived(self) -> None:
+        """Derived facts in declared columns the analysis could not prove fit (algorithms/typecheck.py)."""
+        if self.analysed.unproven:
+            from deltalog.algorithms.typecheck import check_derived
+            check_derived(self.analysed, self.backend)
+
     def predicates(self) -> dict[str, int]:
         """Every predicate of the program and the data, with its arity."""
         return dict(self._arities)
@@ -290,11 +306,17 @@ class Reasoner:
         return sum(self.backend.count(relation=p) for p in self._arities)
 
     def relation(self, predicate: str) -> pl.DataFrame:
-        """All facts of a predicate (explicit and derived), columns c0..ck."""
+        """All facts of a predicate (explicit and derived): columns c0..ck, or the declared names and types
+        (``deltalog.io.declared.present``) for a predicate with a ``@decl``."""
         if predicate not in self._arities:
             raise UnknownPredicateError(f"unknown predicate {predicate!r}")
         self.materialise()   # never an empty frame for facts not derived yet
-        return self.backend.read(relation=predicate)
+        table = self.backend.read(relation=predicate)
+        decl = self.declarations.get(predicate)
+        if decl is None or not decl.arity:
+            return table
+        from deltalog.io.declared import present
+        return present(table, decl)
 
     def query(self, atom: str) -> pl.DataFrame:
         """The set of answers to a query atom such as ``path(1, Y)``: one column per named variable
@@ -321,18 +343,23 @@ class Reasoner:
         """Write each predicate to OUT/<p>.<format>, all files together or none; returns the predicates
         written. Refuses a directory that holds the fact files this reasoner read."""
         from deltalog.diagnostics import refuse_overlap
+        from deltalog.io.declared import parquet_columns
         from deltalog.io.writers import write_relations
         refuse_overlap(out_dir, self.inputs)
         chosen = list(predicates) if predicates is not None else self.derived_predicates()
-        tables = {p: self.relation(p) for p in chosen}
+        self.materialise()
+        # declared predicates: string columns are written as they are, Parquet with the names and types
+        ready = {p for p in chosen if format == "parquet" and getattr(self.declarations.get(p), "arity", 0)}
+        tables = {p: parquet_columns(self.backend.read(relation=p), self.declarations[p]) if p in ready
+                  else self.relation(p) for p in chosen}
         try:
-            write_relations(tables, out_dir, format=format)
+            write_relations(tables, out_dir, format=format, ready=ready)
         except OSError as error:
             raise InputError(f"cannot write to {out_dir}: {error.strerror or error}") from None
         return chosen
 
 
-def as_table(data: Any, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
+def as_table(data: Any, *, format: str | None = None, arity: int | None = None, decl=None) -> pl.DataFrame:
     """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values.
 
     Values keep their kind (docs/semantics.md, Values from Python and tables): a ``str`` or a String
@@ -340,13 +367,15 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None) 
     ints beyond 64 bits, NaN, infinities and None are refused, naming the row and column. With
     ``format="cells"`` the String columns of a table are text cells instead (what ``relation()``
     returns for columns that are not all ints or all floats), so its output loads back unchanged.
+    ``decl`` (a ``@decl``) types the columns by the declaration and matches table columns by name.
     """
+    from deltalog.io.declared import checked
     if isinstance(data, (str, os.PathLike)):
         if (format or Path(data).suffix.lstrip(".").lower()) in ("nt", "ttl"):
             from deltalog.io.rdf import read_rdf
-            return read_rdf(data)["triple"]
+            return checked(read_rdf(data)["triple"], decl, str(data))
         from deltalog.io.readers import read_table
-        return read_table(data, format=format, arity=arity)
+        return read_table(data, format=format, arity=arity, decl=decl)
     from deltalog.io.readers import values_frame
     if isinstance(data, pl.DataFrame):
         table = data
@@ -354,7 +383,8 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None) 
         table = pl.from_pandas(data) if type(data).__module__.startswith("pandas") else pl.from_arrow(data)
     else:
         from deltalog.io.python_rows import rows_table
-        return rows_table(data, arity)
+        return checked(rows_table(data, arity), decl, "the rows")
     if format == "cells":
         table = table.rename({n: f"{n}:cells" for n in table.columns if table[n].dtype == pl.String})
-    return values_frame(table, "the table")
+    return values_frame(table, "the table", decl)
+

@@ -256,6 +256,10 @@ def cmd_check(args) -> int:
     for predicate, span in analysed.warnings:
         print(f"{span}: warning: predicate {predicate} is never defined (no rule, fact or input)", file=sys.stderr)
     print(f"ok: {len(analysed.rules)} rules, {len(analysed.strata)} strata")
+    for predicate, decl in analysed.declarations.items():
+        late = [decl.names[i] for i in analysed.unproven.get(predicate, ())]
+        note = f"  (checked on derived facts: {', '.join(late)})" if late else ""
+        print(f"{str(decl).removesuffix(' .')}{note}")
     return 0
 
 

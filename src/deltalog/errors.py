@@ -83,6 +83,10 @@ class TypeCheckError(DeltalogError):
     """An expression is applied to values of the wrong type (e.g. arithmetic on a string)."""
 
 
+class DeclarationError(DeltalogError):
+    """A ``@decl`` is malformed: declared twice, an unknown type, an attribute name used twice."""
+
+
 class InputError(DeltalogError):
     """A fact file cannot be read, or holds rows that do not fit the predicate."""
 

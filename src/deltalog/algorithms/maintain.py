@@ -67,8 +67,9 @@ class UpdateResult:
 
 
 def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame], delete: Mapping[str, pl.DataFrame],
-                 algorithm: str = "auto") -> UpdateResult:
-    """Update the materialisation to mat(Π, (E \\ E⁻) ∪ E⁺); all or nothing."""
+                 algorithm: str = "auto", check=None) -> UpdateResult:
+    """Update the materialisation to mat(Π, (E \\ E⁻) ∪ E⁺); all or nothing. ``check()``, called on
+    the updated state, may refuse it by raising (then the update is rolled back too)."""
     if algorithm not in ALGORITHMS:
         raise UsageError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
     started = time.perf_counter()
@@ -76,6 +77,8 @@ def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame], delete: 
     relations = list(reasoning.backend.relations())
     try:
         result = _run(update, add, delete, algorithm)
+        if check is not None:
+            check()
     except BaseException:
         restore_set_aside(update)
         for relation in set(reasoning.backend.relations()) - set(relations):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
+from deltalog.analysis.declarations import check_declarations, check_facts, check_heads
 from deltalog.analysis.graph import DependencyGraph, build_graph
 from deltalog.analysis.normalise import atom_variables, normalise_assignments, resolve_equalities
 from deltalog.analysis.safety import body_variables, check_safety, literal_variables, negation_locals
 from deltalog.analysis.types import check_arities, check_functions, check_types, rule_body_atoms
-from deltalog.syntax.ast import Aggregate, Assignment, Atom, Comparison, Literal, Negation, Program, Rule, Span
+from deltalog.syntax.ast import (
+    Aggregate, Assignment, Atom, Comparison, Declaration, Literal, Negation, Program, Rule, Span,
+)
 
 PredicateWarning = tuple[str, Span]
 """A predicate used in a body (or declared as output) that nothing defines, with where it is used."""
@@ -98,6 +101,8 @@ class AnalysedProgram:
     edb: frozenset[str]  # every other predicate (facts, inputs, bodies, extra_arities)
     graph: DependencyGraph
     warnings: tuple[PredicateWarning, ...] = ()
+    declarations: Mapping[str, Declaration] = field(default_factory=dict)  # @decl by predicate
+    unproven: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # head columns checked at run time
 
     def stratum_of(self, predicate: str) -> int:
         """The index of the stratum defining ``predicate``; -1 for EDB-only (or unknown) predicates."""
@@ -123,6 +128,8 @@ def analyse(program: Program, *, extra_arities: Mapping[str, int] = MappingProxy
 
     program = normalise_assignments(program)
     arities = check_arities(program, extra_arities)
+    declared = check_declarations(program, arities)
+    check_facts(program, declared)
     check_functions(program)
     check_types(program)
     check_safety(program)
@@ -131,5 +138,7 @@ def analyse(program: Program, *, extra_arities: Mapping[str, int] = MappingProxy
     strata = stratify(graph, rules)
     idb = frozenset(rule.head.predicate for rule in program.rules)
     edb = (frozenset(arities) | frozenset(graph.nodes)) - idb
-    warnings = collect_warnings(program, extra_arities)
-    return AnalysedProgram(program, rules, strata, MappingProxyType(arities), idb, edb, graph, warnings)
+    warnings = collect_warnings(program, {**extra_arities, **declared})
+    unproven = check_heads(rules, declared)
+    return AnalysedProgram(program, rules, strata, MappingProxyType(arities), idb, edb, graph, warnings,
+                           MappingProxyType(declared), MappingProxyType(unproven))

@@ -53,10 +53,11 @@ def dataset_parts(path: str | os.PathLike) -> list[Path]:
     return sorted(found)
 
 
-def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
-    """Every part file of a dataset directory or glob, concatenated (one arity for all)."""
+def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None,
+                 decl=None) -> pl.DataFrame:
+    """Every part file of a dataset directory or glob, concatenated (one arity for all; ``decl``: typed by it)."""
     default = format or TABLE_SUFFIXES.get(Path(str(path).rstrip("/")).suffix.lower())
-    tables = [(part, read_table(part, format=_part_format(part, default), arity=arity))
+    tables = [(part, read_table(part, format=_part_format(part, default), arity=arity, decl=decl))
               for part in dataset_parts(path)]
     combined = combine(str(path), tables, arity)
     return combined if combined is not None else _empty(arity)
@@ -74,14 +75,14 @@ def _predicate_of(entry: Path) -> str | None:
 
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
-                   arities: dict[str, int] | None = None) -> dict[str, pl.DataFrame]:
+                   arities: dict[str, int] | None = None, declarations=None) -> dict[str, pl.DataFrame]:
     """Every fact file and dataset of ``directory``: ``p.tsv``, ``p.facts``, ``p.csv``, ``p.parquet``
     and the datasets ``p/``, ``p.<ext>/``, ``predicate=p/`` give predicate ``p`` (all of them are
     concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates``, one binary predicate
     per property). Files with other extensions are ignored; a subdirectory that is not a valid
-    predicate name is refused.
+    predicate name is refused. ``declarations`` (``@decl`` by predicate) type the declared predicates.
     """
-    folder, arities = Path(directory), arities or {}
+    folder, arities, declarations = Path(directory), arities or {}, declarations or {}
     if not folder.is_dir():
         raise InputError(f"no such directory: {directory}")
     parts: dict[str, list[tuple[Path, pl.DataFrame]]] = {}
@@ -96,7 +97,8 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
             continue
         if not PREDICATE_RE.fullmatch(predicate):
             raise InputError(f"{predicate!r} is not a valid predicate name", Span(str(entry), 0, 0))
-        parts.setdefault(predicate, []).append((entry, read_table(entry, arity=arities.get(predicate))))
+        table = read_table(entry, arity=arities.get(predicate), decl=declarations.get(predicate))
+        parts.setdefault(predicate, []).append((entry, table))
     combined = {name: combine(name, tables, arities.get(name)) for name, tables in parts.items()}
     return {name: table for name, table in combined.items() if table is not None}
 

@@ -69,7 +69,11 @@ def parquet_frame(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def _check_tsv(df: pl.DataFrame) -> None:
-    """TSV has no quoting: a cell holding a tab or a line break cannot be written."""
+    """TSV has no quoting: a cell holding a tab or a line break cannot be written, nor an empty cell
+    alone on its line (a blank line is no row; only a declared string column writes one raw)."""
+    if df.width == 1 and df.dtypes[0] == pl.String and (df.to_series() == "").any():
+        raise InputError(f"column {df.columns[0]!r} holds the empty string, which a one-column TSV file cannot "
+                         "hold; use csv or parquet")
     for name in df.columns:
         if df[name].dtype == pl.String and df[name].str.contains(r"[\t\n\r]", literal=False).any():
             raise InputError(
@@ -77,12 +81,12 @@ def _check_tsv(df: pl.DataFrame) -> None:
             )
 
 
-def _write(df: pl.DataFrame, path: Path, fmt: str) -> None:
-    """Write one table to ``path`` (not atomically) in format ``fmt``."""
+def _write(df: pl.DataFrame, path: Path, fmt: str, ready: bool = False) -> None:
+    """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are)."""
     if fmt == "parquet":
         if any(dtype == pl.Object for dtype in df.dtypes):
             raise InputError("a column holds Python objects, which Parquet cannot store")
-        parquet_frame(df).write_parquet(path)
+        (df if ready else parquet_frame(df)).write_parquet(path)
         return
     text = _text_frame(df)
     if fmt == "csv":
@@ -116,7 +120,7 @@ def write_table(df: pl.DataFrame, path: str | os.PathLike, *, format: str = "tsv
 
 
 def write_relations(
-    tables: Mapping[str, pl.DataFrame], out_dir: str | os.PathLike, *, format: str = "tsv"
+    tables: Mapping[str, pl.DataFrame], out_dir: str | os.PathLike, *, format: str = "tsv", ready=frozenset()
 ) -> None:
     """Write every table to ``out_dir/<pred>.<ext>``, all or nothing.
 
@@ -124,6 +128,7 @@ def write_relations(
     published into ``out_dir`` (created if missing) together, only when all of them were written (see
     ``_publish``); on failure ``out_dir`` is left as it was and the temporary directory is removed.
     Other files and directories in ``out_dir`` are kept.
+    ``ready``: the tables already in their Parquet form (``deltalog.io.declared.parquet_columns``).
     """
     fmt, out = _format(format), Path(out_dir)
     for name in tables:
@@ -133,7 +138,7 @@ def write_relations(
     staging = Path(tempfile.mkdtemp(prefix=f"{out.name}.tmp-", dir=out.parent))
     try:
         for name, df in tables.items():
-            _write(df, staging / f"{name}.{EXTENSIONS[fmt]}", fmt)
+            _write(df, staging / f"{name}.{EXTENSIONS[fmt]}", fmt, name in ready)
         _publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

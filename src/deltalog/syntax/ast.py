@@ -239,9 +239,49 @@ class OutputDirective:
         return f"@output {self.predicate} ."
 
 
+TYPE_NAMES = ("int", "float", "number", "string", "iri", "any")
+"""Attribute types of ``@decl`` (docs/semantics.md, Declarations): ``number`` is int or float, ``any`` types by form."""
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One ``name: type`` of a declaration; the type is checked by the analysis (so its span is kept)."""
+
+    name: str
+    type: str
+    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.type}"
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """``@decl edge(src: int, dst: string).``: the predicate's arity, column names and column types."""
+
+    predicate: str
+    attributes: tuple[Attribute, ...]
+    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+
+    @property
+    def arity(self) -> int:
+        return len(self.attributes)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attributes)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(a.type for a in self.attributes)
+
+    def __str__(self) -> str:
+        return f"@decl {self.predicate}({', '.join(map(str, self.attributes))}) ."
+
+
 @dataclass(frozen=True)
 class Program:
-    """A parsed program: rules and facts in source order, I/O directives and the prefix table."""
+    """A parsed program: rules and facts in source order, I/O directives, the prefix table and ``@decl``s."""
 
     rules: tuple[Rule, ...] = ()
     facts: tuple[Fact, ...] = ()
@@ -249,9 +289,11 @@ class Program:
     outputs: tuple[OutputDirective, ...] = ()
     prefixes: tuple[tuple[str, str], ...] = ()
     source_name: str = "<string>"
+    declarations: tuple[Declaration, ...] = ()
 
     def __str__(self) -> str:
         lines = [f"@prefix {p}: <{iri}> ." for p, iri in self.prefixes]
+        lines += [str(d) for d in self.declarations]
         lines += [str(d) for d in self.inputs] + [str(d) for d in self.outputs]
         lines += [str(f) for f in self.facts] + [str(r) for r in self.rules]
         return "\n".join(lines) + ("\n" if lines else "")

@@ -26,7 +26,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from deltalog.errors import InputError, ParseError
 from deltalog.limits import recursion_headroom
 from deltalog.syntax.ast import (
-    Aggregate, Atom, BinaryOp, Call, Comparison, Constant, Fact, InputDirective, Negation,
+    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, Declaration, Fact, InputDirective, Negation,
     OutputDirective, Program, Rule, Span, Variable,
 )
 
@@ -177,7 +177,8 @@ class _Builder(Transformer):
 
     # -- statements
     def start(self, meta, children) -> Program:
-        parts: dict[type, list] = {Rule: [], Fact: [], InputDirective: [], OutputDirective: [], _Prefix: []}
+        parts: dict[type, list] = {Rule: [], Fact: [], InputDirective: [], OutputDirective: [], _Prefix: [],
+                                   Declaration: []}
         for child in children:
             if isinstance(child, list):
                 parts[Fact].extend(child)
@@ -185,7 +186,7 @@ class _Builder(Transformer):
                 parts[type(child)].append(child)
         prefixes = tuple((p.name, p.iri) for p in parts[_Prefix])
         return Program(tuple(parts[Rule]), tuple(parts[Fact]), tuple(parts[InputDirective]),
-                       tuple(parts[OutputDirective]), prefixes, self.file)
+                       tuple(parts[OutputDirective]), prefixes, self.file, tuple(parts[Declaration]))
 
     def GROUND_FACTS(self, token: Token) -> list[Fact]:  # noqa: N802 (Lark calls terminals by name)
         return _ground_facts(token, self.file, self.prefixes)
@@ -205,6 +206,12 @@ class _Builder(Transformer):
 
     def output_directive(self, meta, children) -> OutputDirective:
         return OutputDirective(str(children[0]), self._span(meta))
+
+    def decl_directive(self, meta, children) -> Declaration:
+        return Declaration(str(children[0]), tuple(children[1:]), self._span(meta))
+
+    def decl_attribute(self, meta, children) -> Attribute:
+        return Attribute(str(children[0]), str(children[1]), self._tspan(children[1]))
 
     def label(self, meta, children) -> _Label:
         token = children[0]
@@ -360,7 +367,7 @@ def _char_error(error: UnexpectedCharacters, text: str, file: str) -> ParseError
         return ParseError("unterminated string", span, notes=('a string ends with " on the same line',))
     if error.char == "@":
         word = re.match(r"@\w*", text[error.pos_in_stream:]).group()
-        return ParseError(f"unknown directive '{word}'", span, notes=("directives: @prefix @input @output @name",))
+        return ParseError(f"unknown directive '{word}'", span, notes=("directives: @prefix @input @output @decl @name",))
     expected = _expected(_accepted(error, error.allowed or ()))
     return ParseError(f"unexpected character {error.char!r}" + (f"; {expected}" if expected else ""), span)
 

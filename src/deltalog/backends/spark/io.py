@@ -150,8 +150,10 @@ def _object(term):
 
 
 def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, int],
-                   rdf_predicates: bool = False) -> dict[str, DataFrame]:
-    """Every fact file of a directory, as ``deltalog.io.readers.read_facts_dir`` reads them."""
+                   rdf_predicates: bool = False, declarations=None) -> dict[str, DataFrame]:
+    """Every fact file of a directory, as ``deltalog.io.readers.read_facts_dir`` reads them
+    (``declarations``: ``@decl`` by predicate, which type their files: ``spark/declared.py``)."""
+    from deltalog.backends.spark.declared import read_declared
     files = Files(spark)
     if not files.is_dir(directory):
         raise InputError(f"no such directory: {directory}")
@@ -167,7 +169,8 @@ def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, in
             predicate = name.rsplit(".", 1)[0]
             if not PREDICATE_RE.fullmatch(predicate):
                 raise InputError(f"{predicate!r} is not a valid predicate name", _span(path))
-            parts.setdefault(predicate, []).append(read_table(spark, path, arity=arities.get(predicate)))
+            decl = (declarations or {}).get(predicate)
+            parts.setdefault(predicate, []).append(read_declared(spark, path, arity=arities.get(predicate), decl=decl))
         elif suffix == "ttl":
             raise InputError(f"{path}: Turtle is read by the embedded backend only; convert it to N-Triples")
     return {p: _combine(p, frames) for p, frames in parts.items()}
