@@ -27,24 +27,28 @@ BOUNDED_REMAT_FRACTION = 0.01
 Without generative recursion, an explicit fact reaches a bounded number of derived facts: on the
 LUBM-like data DRed breaks even at 1-2.5% of the explicit facts."""
 
-OVERDELETION_BUDGET_FRACTION = 0.05
+OVERDELETION_BUDGET_FRACTION = 0.02
 """The facts DRed may overdelete under ``auto``, as a fraction of the derived facts a
 rematerialisation would rebuild (every derived predicate's facts at the update's start).
 
 Why facts against facts: a rematerialisation derives every derived fact at least once, and DRed
-pays for each overdeleted fact at least three times (found, deleted, checked by rederivation), so
-the two counts are proportional to the work on either side, on any program, and both are known
-without running anything (``Update.overdeleted`` already counts every overdeleted fact).
+pays for each overdeleted fact several times (found, deleted, checked by rederivation, usually
+inserted again), so the two counts are proportional to the work on either side, on any program,
+and both are known without running anything (``Update.overdeleted`` already counts every
+overdeleted fact).
 
-Why 5%: measured per fact, DRed's overdeletion costs 8x a rematerialisation's derivation on a
-1,000-edge chain (0.73 s for 250,500 overdeleted facts vs 0.09 s to rebuild 250,000) and more on
-longer chains, where each overdeletion round also rescans the rows deleted so far (2,000 edges:
-26x; 4,000 edges: 72x, 74 s vs 1.03 s). A run that overdeletes 5% of the materialisation thus
-costs about as much as the rematerialisation it falls back to: on a 4,000-edge chain the abandoned
-DRed run plus the rollback take about 0.4-0.6 s next to 1.0 s for the rematerialisation, within
-the 2x target (docs/maintenance-benchmarks.md, "auto: add-only updates and runaway overdeletion").
-Ordinary deletions stay far below it: 1,000 deleted facts on the LUBM-like data overdelete
-fewer than 0.1% of the derived facts."""
+Why 2%: measured per fact, DRed's overdeletion costs 8x a rematerialisation's derivation on a
+1,000-edge chain (0.73 s for 250,500 overdeleted facts against 0.09 s to rebuild 250,000), so
+overdeleting 2% of the materialisation costs about a sixth of the rematerialisation that replaces
+it. On longer chains the whole DRed run is dearer still per fact (2,000 edges: 26x; 4,000 edges:
+72x, 74 s against 1.03 s) because every overdeletion round rescans the rows deleted so far: the
+cost of reaching a fraction f grows with f squared, which is why the budget is small (at 5% the
+abandoned rounds alone took 0.55 s next to the 1.0 s rematerialisation of a 4,000-edge chain).
+Measured end to end (docs/maintenance-benchmarks.md, "auto: add-only updates and runaway
+overdeletion"): deleting the middle edge of an 8,000-edge chain, ``auto`` takes 1.6x a ``remat``
+(most of the abandoned attempt is building indexes on the 32M ``path`` facts), ``dred`` more
+than 300 s. Ordinary deletions stay far below the budget: 1,000 deleted facts on the LUBM-like
+data (13 universities) overdelete 2,000-3,300 facts, 0.2-0.3% of the derived facts."""
 
 MIN_OVERDELETION_BUDGET = 10_000
 """Never give up before this many overdeleted facts: on a small materialisation DRed and a
