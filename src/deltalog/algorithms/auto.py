@@ -63,7 +63,8 @@ def choose_automatically(update: Update) -> str:
     An update that deletes no explicit fact runs DRed whatever its size: with nothing to
     overdelete, DRed is seminaive insertion from the added facts, which never derives more than a
     rematerialisation (every fact at most once, only the new ones). Measured on Claros-like data
-    (100 facts added, feeding generative recursion): 51 ms against 705 ms rematerialising."""
+    (100 facts added back, feeding generative recursion; bench/maint_auto.py): 466 ms against
+    6.48 s rematerialising (24M rule instances against 131M)."""
     additions, deletions = staged_changes(update)
     if not deletions:
         return "dred"
