@@ -25,7 +25,8 @@ for entry in (str(BENCH.parent / "src"), str(BENCH)):
     if entry not in sys.path:
         sys.path.insert(0, entry)
 
-from maint_run import MISMATCHES, Proc, Timeout, WorkerFailed, check, fmt_count, fmt_time, log, machine, markdown  # noqa: E402,E501
+from maint_run import (MISMATCHES, Proc, Timeout, WorkerFailed, check, fmt_count, fmt_time, log,  # noqa: E402
+                       machine, markdown)
 
 
 def additions(dataset: str, k: int, repeats: int, algorithms: list[str], timeout: float) -> list[dict]:
