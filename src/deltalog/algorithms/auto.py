@@ -47,8 +47,10 @@ abandoned rounds alone took 0.55 s next to the 1.0 s rematerialisation of a 4,00
 Measured end to end (docs/maintenance-benchmarks.md, "auto: add-only updates and runaway
 overdeletion"): deleting the middle edge of an 8,000-edge chain, ``auto`` takes 1.6x a ``remat``
 (most of the abandoned attempt is building indexes on the 32M ``path`` facts), ``dred`` more
-than 300 s. Ordinary deletions stay far below the budget: 1,000 deleted facts on the LUBM-like
-data (13 universities) overdelete 2,000-3,300 facts, 0.2-0.3% of the derived facts."""
+than 300 s; on an 11,000-edge chain, on a heavily loaded machine, 1.75-4x: those index builds grow
+faster than the rematerialisation (see the benchmark page). Ordinary deletions stay far below
+the budget: 1,000 deleted facts on the LUBM-like data (13 universities) overdelete 2,000-3,300
+facts, 0.2-0.3% of the derived facts."""
 
 MIN_OVERDELETION_BUDGET = 10_000
 """Never give up before this many overdeleted facts: on a small materialisation DRed and a
