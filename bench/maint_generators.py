@@ -1,4 +1,4 @@
-"""Seeded datasets for the maintenance benchmarks: LUBM-like, Claros-like, DAG-R, RS1 and RS2."""
+"""Seeded datasets for the maintenance benchmarks: LUBM-like, Claros-like, DAG-R, RS1, RS2 and chains."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generators import PROGRAMS, build_dag, build_rs1, build_rs2  # noqa: E402
+from generators import PROGRAMS, build_chain, build_dag, build_rs1, build_rs2  # noqa: E402
 
 LUBM_PROGRAM = """\
 % class hierarchy (subclass axioms)
@@ -356,6 +356,12 @@ def rs2() -> Dataset:
     return from_case("rs2", "rs2", build_rs2(400, 1_000, 5))
 
 
+def chain(edges: int) -> Dataset:
+    """A chain of ``edges`` edges with linear transitive closure (edges * (edges + 1) / 2 paths):
+    deleting a middle edge deletes a quarter of the paths (bench/maint_auto.py)."""
+    return from_case(f"chain-{edges}", "tc-linear", build_chain(edges, True))
+
+
 def rs1(turbines: int = 100) -> Dataset:
     """RS1 of bench/generators.py: a chain of wind turbines with aggregates."""
     return from_case(f"rs1-{turbines}", "rs1", build_rs1(turbines, 4))
@@ -379,6 +385,8 @@ def make(name: str) -> Dataset:
     """The dataset registered under ``name``."""
     if name not in DATASETS and (scaled := re.fullmatch(r"lubm-(\d+)", name)):
         return lubm(int(scaled.group(1)))   # any scale: lubm-100 is 100 universities
+    if name not in DATASETS and (scaled := re.fullmatch(r"chain-(\d+)", name)):
+        return chain(int(scaled.group(1)))   # chain-8000: 8,000 edges, 32M paths
     if name not in DATASETS:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
     return DATASETS[name]()

@@ -88,15 +88,17 @@ class Worker:
         return self.samples[key][:k]
 
     def update(self, cmd: dict) -> dict:
-        """Delete or add the selected facts with the worker's algorithm; time, work, and the counts after."""
+        """Delete or add the selected facts with the worker's algorithm (or the command's ``algorithm``);
+        time, work, and the counts after."""
         rows = self.selection(cmd)
         before, instances = phase_snapshot(self.reasoner), rule_instances(self.reasoner)
         gc.collect()
         started = time.perf_counter()
-        result = self.reasoner.update(**{cmd["kind"]: rows}, algorithm=self.algorithm)
+        result = self.reasoner.update(**{cmd["kind"]: rows}, algorithm=cmd.get("algorithm", self.algorithm))
         wall = time.perf_counter() - started
         changed = result.removed if cmd["kind"] == "delete" else result.added
         return {"seconds": wall, "engine_seconds": result.seconds, "ran": result.algorithm,
+                "abandoned": getattr(result, "abandoned", ""),
                 "instances": rule_instances(self.reasoner) - instances,
                 "phases": phase_delta(before, phase_snapshot(self.reasoner)),
                 "changed": sum(f.height for f in changed.values()), "overdeleted": sum(result.overdeleted.values()),

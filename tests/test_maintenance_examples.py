@@ -197,7 +197,7 @@ def test_auto_policy_choices(backend_name):
 
 
 def test_generative_recursion_is_recognised():
-    from deltalog.algorithms.maintain import feeds_generative_recursion
+    from deltalog.algorithms.auto import feeds_generative_recursion
     program = """
     path(X, Z) :- edge(X, Y), path(Y, Z).
     path(X, Y) :- edge(X, Y).

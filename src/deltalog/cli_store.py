@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -66,7 +65,8 @@ def cmd_update(args) -> int:
     with Reasoner.open(args.store, writable=True, wait=args.wait) as reasoner:
         add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
         result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm, strict=True)
-        event = {"event": "update", "algorithm": result.algorithm, "seconds": result.seconds,
+        event = {"event": "update", "algorithm": result.algorithm, "abandoned": result.abandoned,
+                 "seconds": result.seconds,
                  "added": {p: f.height for p, f in result.added.items()},
                  "removed": {p: f.height for p, f in result.removed.items()}}
         reasoner.save(args.store, event=event)
@@ -80,6 +80,8 @@ def print_update(result, total: float) -> None:
     added = sum(f.height for f in result.added.values())
     removed = sum(f.height for f in result.removed.values())
     print(f"{result.algorithm}: +{added:,} -{removed:,} facts in {result.seconds:.3f} s ({total:.2f} s with I/O)")
+    if result.abandoned:   # auto gave up on DRed and rematerialised
+        print(f"  (abandoned {result.abandoned})")
     for predicate in sorted(set(result.added) | set(result.removed)):
         plus = result.added.get(predicate)
         minus = result.removed.get(predicate)

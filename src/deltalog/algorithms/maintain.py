@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from deltalog.algorithms.context import Reasoning
 from deltalog.algorithms import counting, dredc
+from deltalog.algorithms.auto import OverdeletionBudget, OverdeletionBudgetExceeded, choose_automatically
 from deltalog.algorithms.counting import counting_stratum
 from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recursion, dred_stratum
 from deltalog.algorithms.dredc import dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, UpdateViews, explicit_relation,
-                                        lower_changes, predicates_read, tuples_of)
-from deltalog.analysis.program import AnalysedProgram, RuleInfo
+                                        lower_changes, tuples_of)
 from deltalog.errors import UnknownPredicateError, UsageError
 from deltalog.plan import ir
-from deltalog.plan.rules import View, variables_of
+from deltalog.plan.rules import View
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
     import polars as pl
@@ -63,22 +63,42 @@ class UpdateResult:
     overdeleted: dict[str, int] = field(default_factory=dict)
     """Derived facts deleted on the way (001's D: DRed's overdeletion, FBF's unproved facts), per predicate."""
     algorithm: str = ""
+    """The algorithm that produced the result: ``remat`` also when ``auto`` abandoned DRed (below)."""
+    abandoned: str = ""
+    """Why ``auto`` gave up on the algorithm it tried first and rematerialised, e.g.
+    ``"dred: overdeleted 41,000 facts, past the budget of 40,020"``; empty if it did not."""
     seconds: float = 0.0
 
 
 def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame], delete: Mapping[str, pl.DataFrame],
                  algorithm: str = "auto", check=None) -> UpdateResult:
     """Update the materialisation to mat(Π, (E \\ E⁻) ∪ E⁺); all or nothing. ``check()``, called on
-    the updated state, may refuse it by raising (then the update is rolled back too)."""
+    the updated state, may refuse it by raising (then the update is rolled back too).
+
+    Under ``auto``, DRed runs with an overdeletion budget (algorithms/auto.py); when it is exceeded
+    the attempt is rolled back like any failed update, and the update is applied again by
+    rematerialisation, reported as ``algorithm == "remat"`` with the reason in ``abandoned``."""
     if algorithm not in ALGORITHMS:
         raise UsageError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
     started = time.perf_counter()
+    try:
+        result = attempt(reasoning, add, delete, algorithm, check)
+    except OverdeletionBudgetExceeded as exceeded:
+        result = attempt(reasoning, add, delete, "remat", check)
+        result.abandoned = f"dred: {exceeded}"
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def attempt(reasoning: Reasoning, add, delete, algorithm: str, check=None) -> UpdateResult:
+    """Run the update once; on any exception roll every relation back to where it started."""
     update = Update(reasoning, UpdateViews(reasoning.tick()))
     relations = list(reasoning.backend.relations())
     try:
         result = _run(update, add, delete, algorithm)
         if check is not None:
             check()
+        return result
     except BaseException:
         restore_set_aside(update)
         for relation in set(reasoning.backend.relations()) - set(relations):
@@ -88,8 +108,6 @@ def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame], delete: 
         raise
     finally:
         update.finish()
-    result.seconds = time.perf_counter() - started
-    return result
 
 
 def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
@@ -97,6 +115,8 @@ def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     stage_explicit_changes(update, add, delete, result)
     apply_explicit_changes(update)
     chosen = choose(update, algorithm)
+    if algorithm == "auto":   # an explicitly chosen algorithm runs to completion
+        update.budget = OverdeletionBudget()
     drop_stale_counters(update, chosen)
     for stratum in update.reasoning.program.strata if chosen != "remat" else ():
         if untouched(update, stratum):
@@ -150,53 +170,6 @@ def choose(update: Update, algorithm: str) -> str:
                                          "use algorithm='remat' (or 'auto')")
         return "remat"
     return choose_automatically(update) if algorithm == "auto" else algorithm
-
-
-REMAT_FRACTION = 0.001
-"""Past this fraction of the explicit facts changed *upstream of a generative recursive rule*,
-rematerialising from scratch is cheaper: on transitive closures, symmetric-transitive cliques and
-RS2 the break-even points measured in docs/maintenance-benchmarks.md lie at 0.001-0.1%."""
-
-BOUNDED_REMAT_FRACTION = 0.01
-"""Past this fraction of the explicit facts changed in all, rematerialise. Without generative
-recursion, an explicit fact reaches a bounded number of derived facts: on the LUBM-like data DRed
-breaks even at 1-2.5% of the explicit facts."""
-
-
-def choose_automatically(update: Update) -> str:
-    """The policy of docs/maintenance.md, from cheap estimates: rematerialise past the measured
-    break-even fraction of changed explicit facts (a lower one for facts that feed generative
-    recursion), else DRed (measured faster than FBF/B/F on LUBM-like data and much faster on
-    cliques, where backward chaining explores everything)."""
-    program, backend = update.reasoning.program, update.backend
-    changes = [(n[1:], update.count(n, View())) for n in update.scratch
-               if n[0] in (ADD_PREFIX, DELETE_PREFIX) and ":" not in n]
-    explicit = sum(backend.count(relation=explicit_store(update, p)) for p in update.reasoning.arities
-                   if p in program.edb or explicit_relation(p) in backend.relations())
-    feeding = feeds_generative_recursion(program)
-    risky = sum(n for p, n in changes if p in feeding)
-    changed = sum(n for _, n in changes)
-    if explicit and (risky > REMAT_FRACTION * explicit or changed > BOUNDED_REMAT_FRACTION * explicit):
-        return "remat"
-    return "dred"
-
-
-def generative(info: RuleInfo, own: frozenset[str]) -> bool:
-    """A recursive rule with a head variable missing from one of its own-stratum body atoms, such as
-    ``path(X, Z) :- edge(X, Y), path(Y, Z)``: it combines constants into new tuples, so one explicit
-    change can reach very many derived facts. ``faculty(X) :- professor(X)`` or
-    ``member(Y, X) :- memberOf(X, Y)`` only relabel a tuple."""
-    head = variables_of(info.head)
-    return any(not head <= variables_of(atom) for atom in info.positive if atom.predicate in own)
-
-
-def feeds_generative_recursion(program: AnalysedProgram) -> set[str]:
-    """The predicates a generative recursive rule depends on, directly or through lower strata."""
-    feeding: set[str] = set()
-    for stratum in reversed(program.strata):
-        if stratum.predicates & feeding or any(generative(info, stratum.predicates) for info in stratum.recursive):
-            feeding |= set(stratum.predicates) | predicates_read(stratum.rules)
-    return feeding
 
 
 # ---- explicit changes ------------------------------------------------------------------------

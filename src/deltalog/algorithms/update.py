@@ -16,6 +16,7 @@ formalisation: it leaves D instead of entering A). The sets of 001 are then plai
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from deltalog.algorithms.context import Reasoning
 from deltalog.analysis.program import RuleInfo, Stratum
@@ -70,6 +71,13 @@ class UpdateViews:
         return View(until=self.g0, visible=generation)
 
 
+class Budget(Protocol):
+    """A limit on the facts an update may overdelete (auto.OverdeletionBudget): ``spend`` raises
+    once it is passed, which abandons the update (it is rolled back)."""
+
+    def spend(self, update: "Update", facts: int) -> None: ...
+
+
 @dataclass
 class Update:
     """One update in progress: its views, which predicates changed, and scratch relations to drop."""
@@ -78,11 +86,15 @@ class Update:
     views: UpdateViews
     scratch: set[str] = field(default_factory=set)
     overdeleted: dict[str, int] = field(default_factory=dict)   # facts deleted per predicate (some come back)
+    budget: Budget | None = None   # None: run to completion (every explicitly chosen algorithm)
 
     def delete(self, predicate: str, plan, generation: int) -> int:
-        """Delete facts of a derived predicate during maintenance, counting them (001's set D)."""
+        """Delete facts of a derived predicate during maintenance, counting them (001's set D)
+        against the budget: every algorithm's deletions of derived facts pass through here."""
         n = self.backend.delete(relation=predicate, plan=plan, generation=generation)
         self.overdeleted[predicate] = self.overdeleted.get(predicate, 0) + n
+        if self.budget is not None and n:
+            self.budget.spend(self, n)
         return n
 
     @property

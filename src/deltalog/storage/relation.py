@@ -292,11 +292,34 @@ class Relation:
         """Undo everything done at generations >= ``generation``: drop the rows inserted since, and
         bring back the rows deleted since (an update that failed leaves no trace)."""
         keep_rows = self.rows_for(0, generation)[1]
+        if keep_rows == len(self):
+            self._revive_deleted_since(generation)
+            return
         died = self.died()
         died[died >= generation] = ALIVE
         keep = np.zeros(len(self), bool)
         keep[:keep_rows] = True
         self._rebuild(keep, died)
+
+    def _revive_deleted_since(self, generation: int) -> None:
+        """Rollback when no row was appended since ``generation``: only deletion marks to undo, so the
+        rows, their generations and the indexes stay as they are. An abandoned DRed run (auto's
+        overdeletion budget) leaves exactly this; rebuilding the relation instead took 0.65 s of the
+        bail-out on a 4,000-edge chain's 8M ``path`` rows, and the next update rebuilt the indexes."""
+        if self._died is None or not self.deleted_rows:
+            return
+        died = self._died.view()
+        dead = self.dead_rows()
+        back = dead[died[dead] >= generation]
+        if back.size == 0:
+            return
+        died[back] = ALIVE
+        self._journal(back)      # a saved store must learn that these rows live again
+        self.tuples.record(self._rows_at(back), back)
+        self.deleted_rows -= int(back.size)
+        self._dead = [dead[died[dead] != ALIVE]]
+        self._dead_exact = True
+        self._counts.clear()
 
     def compact(self) -> None:
         """Forget deleted rows for good (keeping the insertion generations of the others)."""

@@ -1,0 +1,152 @@
+"""The ``auto`` maintenance policy: which algorithm an update runs, and when DRed gives up.
+
+Two decisions, both from cheap estimates (docs/maintenance.md, "The auto policy"):
+
+- before the update, per update: ``remat`` past the measured break-even fraction of changed
+  explicit facts, else ``dred`` -- but never ``remat`` for an update that deletes nothing;
+- during the update: DRed runs with an :class:`OverdeletionBudget`; once its overdeletion passes
+  the budget, :class:`OverdeletionBudgetExceeded` is raised, ``apply_update`` rolls the update back
+  and rematerialises instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deltalog.algorithms.update import ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, predicates_read
+from deltalog.analysis.program import AnalysedProgram, RuleInfo
+from deltalog.plan.rules import View, variables_of
+
+REMAT_FRACTION = 0.001
+"""Past this fraction of the explicit facts changed *upstream of a generative recursive rule*,
+rematerialising from scratch is cheaper: on transitive closures, symmetric-transitive cliques and
+RS2 the break-even points measured in docs/maintenance-benchmarks.md lie at 0.001-0.1%."""
+
+BOUNDED_REMAT_FRACTION = 0.01
+"""Past this fraction of the explicit facts changed in all (with some deleted), rematerialise.
+Without generative recursion, an explicit fact reaches a bounded number of derived facts: on the
+LUBM-like data DRed breaks even at 1-2.5% of the explicit facts."""
+
+OVERDELETION_BUDGET_FRACTION = 0.02
+"""The facts DRed may overdelete under ``auto``, as a fraction of the derived facts a
+rematerialisation would rebuild (every derived predicate's facts at the update's start).
+
+Why facts against facts: a rematerialisation derives every derived fact at least once, and DRed
+pays for each overdeleted fact several times (found, deleted, checked by rederivation, usually
+inserted again), so the two counts are proportional to the work on either side, on any program,
+and both are known without running anything (``Update.overdeleted`` already counts every
+overdeleted fact).
+
+Why 2%: measured per fact, DRed's overdeletion costs 8x a rematerialisation's derivation on a
+1,000-edge chain (0.73 s for 250,500 overdeleted facts against 0.09 s to rebuild 250,000), so
+overdeleting 2% of the materialisation costs about a sixth of the rematerialisation that replaces
+it. On longer chains the whole DRed run is dearer still per fact (2,000 edges: 26x; 4,000 edges:
+72x, 74 s against 1.03 s) because every overdeletion round rescans the rows deleted so far: the
+cost of reaching a fraction f grows with f squared, which is why the budget is small (at 5% the
+abandoned rounds alone took 0.55 s next to the 1.0 s rematerialisation of a 4,000-edge chain).
+Measured end to end (docs/maintenance-benchmarks.md, "auto: add-only updates and runaway
+overdeletion"): deleting the middle edge of an 8,000-edge chain, ``auto`` takes 1.6x a ``remat``
+(most of the abandoned attempt is building indexes on the 32M ``path`` facts), ``dred`` more
+than 300 s; on an 11,000-edge chain, on a heavily loaded machine, 1.75-4x: those index builds grow
+faster than the rematerialisation (see the benchmark page). Ordinary deletions stay far below
+the budget: 1,000 deleted facts on the LUBM-like data (13 universities) overdelete 2,000-3,300
+facts, 0.2-0.3% of the derived facts."""
+
+MIN_OVERDELETION_BUDGET = 10_000
+"""Never give up before this many overdeleted facts: on a small materialisation DRed and a
+rematerialisation both take milliseconds, and giving up would only add a rollback."""
+
+
+def choose_automatically(update: Update) -> str:
+    """``remat`` past the measured break-even fraction of changed explicit facts (a lower one for
+    deletions that feed generative recursion), else ``dred`` (measured faster than FBF/B/F on
+    LUBM-like data and much faster on cliques, where backward chaining explores everything).
+
+    An update that deletes no explicit fact runs DRed whatever its size: with nothing to
+    overdelete, DRed is seminaive insertion from the added facts, which never derives more than a
+    rematerialisation (every fact at most once, only the new ones). Measured on Claros-like data
+    (100 facts added back, feeding generative recursion; bench/maint_auto.py): 466 ms against
+    6.48 s rematerialising (24M rule instances against 131M)."""
+    additions, deletions = staged_changes(update)
+    if not deletions:
+        return "dred"
+    explicit = explicit_facts(update)
+    feeding = feeds_generative_recursion(update.reasoning.program)
+    changes = [*additions.items(), *deletions.items()]   # an update that deletes: judged as before, whole
+    risky = sum(n for p, n in changes if p in feeding)
+    changed = sum(n for _, n in changes)
+    if explicit and (risky > REMAT_FRACTION * explicit or changed > BOUNDED_REMAT_FRACTION * explicit):
+        return "remat"
+    return "dred"
+
+
+def staged_changes(update: Update) -> tuple[dict[str, int], dict[str, int]]:
+    """Explicit facts really added and really deleted (after normalisation), per predicate."""
+    sides: dict[str, dict[str, int]] = {ADD_PREFIX: {}, DELETE_PREFIX: {}}
+    for name in update.scratch:
+        if name[0] in sides and ":" not in name and (n := update.count(name, View())):
+            sides[name[0]][name[1:]] = n
+    return sides[ADD_PREFIX], sides[DELETE_PREFIX]
+
+
+def explicit_facts(update: Update) -> int:
+    """|E|: the explicit facts of every predicate, wherever they are kept."""
+    program, backend = update.reasoning.program, update.backend
+    relations = backend.relations()
+    stores = [explicit_relation(p) if p in program.idb else p for p in update.reasoning.arities]
+    return sum(backend.count(relation=r) for r in stores if r in relations)
+
+
+def generative(info: RuleInfo, own: frozenset[str]) -> bool:
+    """A recursive rule with a head variable missing from one of its own-stratum body atoms, such as
+    ``path(X, Z) :- edge(X, Y), path(Y, Z)``: it combines constants into new tuples, so one explicit
+    change can reach very many derived facts. ``faculty(X) :- professor(X)`` or
+    ``member(Y, X) :- memberOf(X, Y)`` only relabel a tuple."""
+    head = variables_of(info.head)
+    return any(not head <= variables_of(atom) for atom in info.positive if atom.predicate in own)
+
+
+def feeds_generative_recursion(program: AnalysedProgram) -> set[str]:
+    """The predicates a generative recursive rule depends on, directly or through lower strata."""
+    feeding: set[str] = set()
+    for stratum in reversed(program.strata):
+        if stratum.predicates & feeding or any(generative(info, stratum.predicates) for info in stratum.recursive):
+            feeding |= set(stratum.predicates) | predicates_read(stratum.rules)
+    return feeding
+
+
+# ---- giving up on a runaway overdeletion -----------------------------------------------------
+
+class OverdeletionBudgetExceeded(Exception):
+    """Internal signal: DRed under ``auto`` overdeleted more than its budget. ``apply_update``
+    catches it after rolling the update back, and rematerialises instead."""
+
+    def __init__(self, spent: int, limit: int) -> None:
+        super().__init__(f"overdeleted {spent:,} facts, past the budget of {limit:,}")
+        self.spent, self.limit = spent, limit
+
+
+@dataclass
+class OverdeletionBudget:
+    """How many facts an update may overdelete before it is abandoned (see
+    ``OVERDELETION_BUDGET_FRACTION``). The limit is computed at the first overdeletion, so updates
+    that delete nothing never count the materialisation (a Spark job per predicate on Spark)."""
+
+    fraction: float = OVERDELETION_BUDGET_FRACTION
+    floor: int = MIN_OVERDELETION_BUDGET
+    limit: int | None = None
+    spent: int = 0
+
+    def spend(self, update: Update, facts: int) -> None:
+        """Record facts just overdeleted; raise once the total passes the limit."""
+        self.spent += facts
+        if self.limit is None:
+            self.limit = max(self.floor, int(self.fraction * rematerialisation_size(update)))
+        if self.spent > self.limit:
+            raise OverdeletionBudgetExceeded(self.spent, self.limit)
+
+
+def rematerialisation_size(update: Update) -> int:
+    """The derived facts a rematerialisation would rebuild: every derived predicate's facts in I
+    (the old materialisation, read as of the update's start whatever has been deleted since)."""
+    return sum(update.count(p, update.views.old) for p in update.reasoning.program.idb)
