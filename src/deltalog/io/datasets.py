@@ -23,11 +23,17 @@ PART_SUFFIXES = {".txt": "tsv"}   # Spark's text writer (our --distributed TSV) 
 
 
 def _skipped(path: Path) -> bool:
-    """Hidden files, Spark/Hadoop markers and checksums (``_SUCCESS``, ``.part-0.crc``)."""
-    return path.name.startswith((".", "_")) or path.suffix == ".crc"
+    return skipped_name(path.name)
 
 
-def _part_format(part: Path, default: str | None) -> str:
+def skipped_name(name: str) -> bool:
+    """Hidden files, Spark/Hadoop markers and checksums (``_SUCCESS``, ``.part-0.crc``); shared with
+    the Spark reader (backends/spark/datasets.py) so both backends skip the same files."""
+    return name.startswith((".", "_")) or name.endswith(".crc")
+
+
+def part_format(part: Path, default: str | None) -> str:
+    """The format of one part file: from its extensions (``.txt`` is TSV), else the dataset's."""
     for suffix in reversed(part.suffixes):   # part-0.snappy.parquet, part-0.csv.gz is not supported
         if suffix.lower() in TABLE_SUFFIXES:
             return TABLE_SUFFIXES[suffix.lower()]
@@ -56,7 +62,7 @@ def dataset_parts(path: str | os.PathLike) -> list[Path]:
 def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None) -> pl.DataFrame:
     """Every part file of a dataset directory or glob, concatenated (one arity for all)."""
     default = format or TABLE_SUFFIXES.get(Path(str(path).rstrip("/")).suffix.lower())
-    tables = [(part, read_table(part, format=_part_format(part, default), arity=arity))
+    tables = [(part, read_table(part, format=part_format(part, default), arity=arity))
               for part in dataset_parts(path)]
     combined = combine(str(path), tables, arity)
     return combined if combined is not None else _empty(arity)
@@ -64,13 +70,17 @@ def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: i
 
 def _predicate_of(entry: Path) -> str | None:
     """The predicate a directory entry holds facts of, or None for entries that are not data."""
-    name = entry.name
-    if _skipped(entry):
+    return predicate_of_name(entry.name, entry.is_dir())
+
+
+def predicate_of_name(name: str, is_dir: bool) -> str | None:
+    """The predicate of a directory entry by its name (shared with the Spark reader)."""
+    if skipped_name(name):
         return None
-    if entry.is_dir():
+    if is_dir:
         return name.split("=", 1)[1] if name.startswith("predicate=") else Path(name).stem if \
             Path(name).suffix.lower() in TABLE_SUFFIXES else name
-    return entry.stem if entry.suffix.lower() in TABLE_SUFFIXES else None
+    return Path(name).stem if Path(name).suffix.lower() in TABLE_SUFFIXES else None
 
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,

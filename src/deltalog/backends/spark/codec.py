@@ -7,6 +7,8 @@ text (typed by their form as docs/semantics.md says), and tagged text to output 
 
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import Column, DataFrame, functions as F
 from pyspark.sql.types import StringType, BooleanType, DataType, DecimalType, FloatType, DoubleType, IntegralType
 
@@ -15,6 +17,8 @@ from deltalog.backends.tagged import (  # noqa: F401  (re-exported for the backe
 )
 from deltalog.backends.spark.expressions import body, column, kind, tag_double, tag_long
 from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, IRI_CELL, QUOTED_CELL, unescape
+
+_QUOTED_BODY = re.compile(QUOTED_CELL[2:-2])   # the inside of a quoted cell
 
 
 def tag_cells(text: Column) -> Column:
@@ -38,7 +42,9 @@ def tag_cells(text: Column) -> Column:
 
 @F.pandas_udf(StringType())
 def _unescape(cells):
-    return cells.map(unescape, na_action="ignore").astype(object)
+    # Spark evaluates a UDF on every row of a CASE, not only where its branch is taken: cells that are
+    # no quoted string body pass unchanged (their result is discarded)
+    return cells.map(lambda c: unescape(c) if _QUOTED_BODY.fullmatch(c) else c, na_action="ignore").astype(object)
 
 
 def tag_native(value: Column, dtype: DataType, cells: bool = False) -> Column:
