@@ -84,22 +84,27 @@ def predicate_of_name(name: str, is_dir: bool) -> str | None:
 
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
-                   arities: dict[str, int] | None = None) -> dict[str, pl.DataFrame]:
+                   arities: dict[str, int] | None = None, rdf_map=None) -> dict[str, pl.DataFrame]:
     """Every fact file and dataset of ``directory``: ``p.tsv``, ``p.facts``, ``p.csv``, ``p.parquet``
     and the datasets ``p/``, ``p.<ext>/``, ``predicate=p/`` give predicate ``p`` (all of them are
-    concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates``, one binary predicate
-    per property). Files with other extensions are ignored; a subdirectory that is not a valid
+    concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates`` or an ``rdf_map``,
+    one binary predicate per property, named from all RDF files' properties together). Files with other extensions are ignored; a subdirectory that is not a valid
     predicate name is refused.
     """
     folder, arities = Path(directory), arities or {}
     if not folder.is_dir():
         raise InputError(f"no such directory: {directory}")
     parts: dict[str, list[tuple[Path, pl.DataFrame]]] = {}
-    for entry in sorted(folder.iterdir()):
-        if not _skipped(entry) and entry.is_file() and entry.suffix.lower() in RDF_SUFFIXES:
-            from deltalog.io.rdf import read_rdf
-            for name, table in read_rdf(entry, per_predicate=rdf_predicates).items():
-                parts.setdefault(name, []).append((entry, table))
+    entries = sorted(folder.iterdir())
+    rdf_files = [e for e in entries if not _skipped(e) and e.is_file() and e.suffix.lower() in RDF_SUFFIXES]
+    if rdf_files:
+        from deltalog.io.rdf import read_rdf_files
+        from deltalog.io.rdf_names import rdf_map_of
+        tables = read_rdf_files(rdf_files, per_predicate=rdf_predicates, rdf_map=rdf_map_of(rdf_map))
+        for name, table in tables.items():
+            parts.setdefault(name, []).append((rdf_files[0], table))
+    for entry in entries:
+        if entry in rdf_files:
             continue
         predicate = _predicate_of(entry)
         if predicate is None:

@@ -254,7 +254,7 @@ def _value_column(column: pl.Series, source: str, j: int, name: str) -> pl.Serie
 
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
-                   arities: dict[str, int] | None = None) -> dict[str, pl.DataFrame]:
+                   arities: dict[str, int] | None = None, rdf_map=None) -> dict[str, pl.DataFrame]:
     """Every fact file and dataset of ``directory`` (see ``deltalog.io.datasets.read_facts_dir``)."""
     from deltalog.io.datasets import read_facts_dir as read_dir
-    return read_dir(directory, rdf_predicates=rdf_predicates, arities=arities)
+    return read_dir(directory, rdf_predicates=rdf_predicates, arities=arities, rdf_map=rdf_map)

@@ -19,12 +19,12 @@ from deltalog.io.datasets import part_format, predicate_of_name, skipped_name
 from deltalog.io.writers import PREDICATE_RE
 from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.io import (
-    RDF_FORMATS, TABLE_FORMATS, Files, _name, _parquet, _rdf_tables, _span, _suffix, _text, read_table,
+    RDF_FORMATS, TABLE_FORMATS, Files, rdf_tables, _name, _parquet, _span, _suffix, _text, read_table,
 )
 
 
 def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, int],
-                   rdf_predicates: bool = False) -> dict[str, DataFrame]:
+                   rdf_predicates: bool = False, rdf_map=None) -> dict[str, DataFrame]:
     """Every fact file and dataset of a directory, as ``deltalog.io.datasets.read_facts_dir`` reads them."""
     files = Files(spark)
     if not files.is_dir(directory):
@@ -47,8 +47,9 @@ def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, in
         frame = read_dataset(spark, path, arity=arity) if is_dir else read_table(spark, path, arity=arity)
         if frame is not None:
             parts.setdefault(predicate, []).append(frame)
-    for path in rdf_files:
-        for predicate, frame in _rdf_tables(spark, path, rdf_predicates).items():
+    if rdf_files:
+        from deltalog.io.rdf_names import rdf_map_of
+        for predicate, frame in rdf_tables(spark, rdf_files, rdf_predicates, rdf_map_of(rdf_map)).items():
             parts.setdefault(predicate, []).append(frame)
     return {p: _combine(p, frames) for p, frames in parts.items()}
 

@@ -13,9 +13,11 @@ from pyspark.sql import DataFrame, SparkSession, functions as F
 from pyspark.sql.types import StringType
 
 from deltalog.errors import InputError
-from deltalog.io.rdf import FLOAT_TYPES, INT_TYPES, _ESCAPE, _local_name, _unescape_one, _unique_name
+from deltalog.io.rdf import _ESCAPE, _unescape_one
+from deltalog.io.rdf_names import predicate_names
 from deltalog.io.writers import PREDICATE_RE
-from deltalog.backends.spark.codec import tag_cells, tag_frame
+from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, XSD_DOUBLE, XSD_INTEGER, XSD_STRING
+from deltalog.backends.spark.codec import quoted, tag_cells, tag_frame
 from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.expressions import column, tag_double, tag_long
 
@@ -145,36 +147,49 @@ def _unescape(cells):
 
 
 def _object(term):
-    """An object term as read_rdf types it: xsd integers ints, xsd decimal/double/float floats, other
-    literals the string of their lexical form (never retyped), IRIs IRIs and blank nodes strings."""
-    literal = term.startswith('"')
-    lexical = _unescape(F.regexp_extract(term, r'^"((?:[^"\\]|\\.)*)"', 1))
+    """An object term as read_rdf types it (``deltalog.storage.values.rdf_literal``): plain and xsd:string
+    literals strings, canonical xsd:integer ints, xsd:double with a canonical float lexical form floats,
+    other literals RDF literals by their canonical text; IRIs IRIs and blank nodes strings."""
+    raw = F.regexp_extract(term, r'^"((?:[^"\\]|\\.)*)"', 1)
+    lexical = F.when(raw.contains("\\"), _unescape(raw)).otherwise(raw)
     datatype = F.regexp_extract(term, r'\^\^<([^>]*)>$', 1)
-    number = F.trim(lexical)
-    as_int, as_float = number.try_cast("long"), tag_double(number.try_cast("double"))
-    return F.when(literal & datatype.isin(*INT_TYPES) & as_int.isNotNull(), tag_long(as_int)) \
-        .when(literal & datatype.isin(*FLOAT_TYPES) & as_float.isNotNull(), as_float) \
-        .when(literal, F.concat(F.lit("s"), lexical)).otherwise(tag_cells(term))
+    language = F.lower(F.regexp_extract(term, r'"@([A-Za-z0-9-]+)$', 1))
+    as_float = tag_double(lexical.try_cast("double"))
+    is_int = (datatype == XSD_INTEGER) & lexical.rlike(CANONICAL_INT) & lexical.try_cast("long").isNotNull()
+    is_float = (datatype == XSD_DOUBLE) & lexical.rlike(CANONICAL_FLOAT) & (lexical != "-0.0") \
+        & F.coalesce(as_float == F.concat(F.lit("f"), lexical), F.lit(False))
+    return F.when(~term.startswith('"'), tag_cells(term)) \
+        .when(is_int, tag_long(lexical.try_cast("long"))) \
+        .when(is_float, as_float) \
+        .when((language == "") & datatype.isin("", XSD_STRING), F.concat(F.lit("s"), lexical)) \
+        .when(language != "", F.concat(F.lit("l"), quoted(lexical), F.lit("@"), language)) \
+        .otherwise(F.concat(F.lit("l"), quoted(lexical), F.lit("^^<"), datatype, F.lit(">")))
 
 
 def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, int],
-                   rdf_predicates: bool = False) -> dict[str, DataFrame]:
+                   rdf_predicates: bool = False, rdf_map=None) -> dict[str, DataFrame]:
     """Every fact file and dataset of a directory (see ``deltalog.backends.spark.datasets``)."""
     from deltalog.backends.spark.datasets import read_facts_dir as read_dir
-    return read_dir(spark, directory, arities=arities, rdf_predicates=rdf_predicates)
+    return read_dir(spark, directory, arities=arities, rdf_predicates=rdf_predicates, rdf_map=rdf_map)
 
 
-def _rdf_tables(spark: SparkSession, path: str, per_predicate: bool) -> dict[str, DataFrame]:
-    triples = read_ntriples(spark, path)
-    if not per_predicate:
+def rdf_tables(spark: SparkSession, paths: list[str], per_predicate: bool,
+               rdf_map: dict[str, str] | None) -> dict[str, DataFrame]:
+    """N-Triples files together: ``triple``, or one binary table per property named as the embedded
+    reader names them (``deltalog.io.rdf_names``; one small job lists the distinct properties)."""
+    triples = read_ntriples(spark, paths[0])
+    for path in paths[1:]:
+        triples = triples.unionAll(read_ntriples(spark, path))
+    if not per_predicate and rdf_map is None:
         return {"triple": triples}
     with translated():
-        properties = [r[0] for r in triples.withColumn("_n", F.monotonically_increasing_id())
-                      .groupBy("c1").agg(F.min("_n").alias("_n")).orderBy("_n").collect()]
+        properties = [r[0][1:] for r in triples.select("c1").distinct().collect()]
+    names = predicate_names(properties, rdf_map)
     tables: dict[str, DataFrame] = {}
-    for tagged in properties:
-        name = _unique_name(_local_name(tagged[1:]), tables)
-        tables[name] = triples.where(F.col("c1") == tagged).select("c0", F.col("c2").alias("c1"))
+    for name in sorted(set(names.values())):
+        tagged = ["r" + iri for iri, given in names.items() if given == name and iri in properties]
+        if tagged:
+            tables[name] = triples.where(F.col("c1").isin(tagged)).select("c0", F.col("c2").alias("c1"))
     return tables
 
 
