@@ -182,17 +182,20 @@ class Reasoner:
             return sum(frame.height for p, frame in result.added.items() if p in tables)
         return sum(self._store(p, t) for p, t in tables.items())
 
-    def load_directory(self, directory: str | os.PathLike, *, rdf_predicates: bool = False) -> int:
-        """Add every fact file of a directory (DIR/p.tsv, p.csv, p.parquet, p.facts, *.nt, *.ttl)."""
+    def load_directory(self, directory: str | os.PathLike, *, rdf_predicates: bool = False, rdf_map=None) -> int:
+        """Add every fact file of a directory (DIR/p.tsv, p.csv, p.parquet, p.facts, *.nt, *.ttl).
+        ``rdf_map`` (a TSV file of IRI, predicate lines, or a dict): names for RDF properties; it
+        implies ``rdf_predicates`` (docs/semantics.md, RDF)."""
         if self.backend.name == "spark" and not self._materialised:   # read on the executors
             from deltalog.backends.spark.io import read_facts_dir as read_with_spark
             frames = read_with_spark(self.backend.spark, str(directory), arities=self._arities,
-                                     rdf_predicates=rdf_predicates, declarations=self.declarations)
+                                     rdf_predicates=rdf_predicates, rdf_map=rdf_map,
+                                     declarations=self.declarations)
             self.inputs.append(Path(directory))
             return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
         from deltalog.io.readers import read_facts_dir
         tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities,
-                                declarations=self.declarations)
+                                declarations=self.declarations, rdf_map=rdf_map)
         self.inputs.append(Path(directory))
         loaded = self.load_tables(tables, source=f"the files of {Path(directory)}")
         for predicate in tables:   # name the files themselves in warnings (an RDF file: the directory)

@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_inputs(run)
     run.add_argument("--out", required=True, help="directory for OUT/<predicate>.<format>, or '-': the one "
                      "output relation on stdout")
-    run.add_argument("--format", choices=("tsv", "csv", "parquet"), default="tsv")
+    run.add_argument("--format", choices=("tsv", "csv", "parquet", "nt"), default="tsv",
+                     help="nt: N-Triples, for predicates of arity 3 (subject, predicate, object)")
     run.add_argument("--distributed", action="store_true", help="Spark: write with the executors, as "
                      "OUT/predicate=<p>/ (Parquet, one dataset) or OUT/<p>/ (CSV, TSV) of part files")
     run.add_argument("--stats", action="store_true", help="print per-stratum and per-rule statistics")
@@ -70,6 +71,8 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
     command.add_argument("--facts", metavar="DIR", help="directory of fact files (p.tsv, p.csv, p.parquet, *.nt)")
     command.add_argument("--rdf-predicates", action="store_true",
                          help="load RDF files as one binary predicate per property instead of triple(S, P, O)")
+    command.add_argument("--rdf-map", metavar="FILE", help="predicate names for RDF properties: lines "
+                         "IRI<TAB>predicate (implies --rdf-predicates; other properties are named automatically)")
     command.add_argument("--backend", default="local", choices=("local", "spark"), help="execution backend")
     spark = command.add_argument_group("Spark backend (--backend spark)")
     spark.add_argument("--master", help="Spark master URL (default local[2])")
@@ -138,7 +141,7 @@ def _reasoner(args, console=None):
     reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
                         max_facts=args.max_facts, timeout=args.timeout)
     if args.facts:
-        reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
+        reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates, rdf_map=args.rdf_map)
     if console is not None:   # program facts and @input files count too
         where = f" (program, @input and {args.facts})" if args.facts else " (program and @input)"
         console.log(f"loaded {reasoner.fact_count():,} facts{where}")

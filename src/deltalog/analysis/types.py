@@ -25,7 +25,7 @@ from deltalog.syntax.ast import (
 
 NUMERIC_FUNCTIONS = frozenset({"abs", "int", "float"})
 TEXT_FUNCTIONS = frozenset({"str", "concat"})
-KIND_NAMES = {"iri": "an IRI", "string": "a string", "number": "a number"}
+KIND_NAMES = {"iri": "an IRI", "string": "a string", "number": "a number", "literal": "an RDF literal"}
 
 
 def program_atoms(program: Program) -> list[Atom]:
@@ -140,7 +140,7 @@ def check_functions(program: Program) -> None:
 
 
 def static_kind(expr: Expr) -> str | None:
-    """The kind an expression surely has ("number", "string", "iri"), or None when it depends on the data."""
+    """The kind an expression surely has ("number", "string", "iri", "literal"), or None when it depends on the data."""
     if isinstance(expr, Constant):
         return "number" if expr.kind in ("int", "float") else expr.kind
     if isinstance(expr, BinaryOp):
@@ -162,7 +162,7 @@ def span_of(node: Expr, fallback: Span) -> Span:
 def check_operation(expr: BinaryOp) -> None:
     kinds = (static_kind(expr.left), static_kind(expr.right))
     for operand, kind in zip((expr.left, expr.right), kinds):
-        if kind == "iri" or (kind == "string" and expr.op != "+"):
+        if kind in ("iri", "literal") or (kind == "string" and expr.op != "+"):
             raise TypeCheckError(
                 f"cannot apply '{expr.op}' to {KIND_NAMES[kind]} ({operand}) in {expr}", span_of(operand, expr.span)
             )
@@ -172,7 +172,7 @@ def check_operation(expr: BinaryOp) -> None:
 
 def check_abs(call: Call) -> None:
     kind = static_kind(call.args[0])
-    if kind in ("string", "iri"):
+    if kind in ("string", "iri", "literal"):
         raise TypeCheckError(f"abs needs a number, not {KIND_NAMES[kind]}: {call}", span_of(call.args[0], call.span))
 
 

@@ -1,4 +1,5 @@
-"""Tagged text: every constant as one string, its kind as a one-letter prefix (``i42``, ``f1.5``, ``sabc``, ``rhttp://x``).
+"""Tagged text: every constant as one string, its kind as a one-letter prefix (``i42``, ``f1.5``, ``sabc``, ``rhttp://x``,
+``l"chat"@fr`` for an RDF literal, by its canonical text).
 
 The exact interchange between backends (``export_rows`` / ``import_rows``) and the Spark
 backend's physical form (docs/spark.md). Ints are decimal digits and floats Python's
@@ -21,12 +22,12 @@ import polars as pl
 from deltalog.io.writers import float_strings
 from deltalog.storage.dictionary import Dictionary, sorted_unique
 from deltalog.io.cells import classify, string_cells
-from deltalog.storage.values import FLOAT, INT, STRING, UnrepresentableValue
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, STRING, UnrepresentableValue
 
 if TYPE_CHECKING:  # pyarrow costs ~0.1 s to import; only the interchange needs it
     import pyarrow as pa
 
-PREFIX = {"int": "i", "float": "f", "string": "s", "iri": "r"}
+PREFIX = {"int": "i", "float": "f", "string": "s", "iri": "r", "literal": "l"}
 KIND_OF = {p: k for k, p in PREFIX.items()}
 
 
@@ -75,7 +76,8 @@ def tag_cells(cells: pl.Series) -> pl.Series:
         pl.when(pl.col("kind") == INT).then("i" + pl.col("int").cast(pl.String))
         .when(pl.col("kind") == FLOAT).then("f" + pl.col("ft"))
         .when(pl.col("kind") == STRING).then("s" + pl.col("text"))
-        .otherwise("r" + pl.col("text")).alias("v"))
+        .when(pl.col("kind") == IRI).then("r" + pl.col("text"))
+        .otherwise("l" + pl.col("text")).alias("v"))
     return tagged["v"].rename(cells.name)
 
 
@@ -101,7 +103,8 @@ def _decode(series: pl.Series, name: str) -> pl.Series:
 
 
 def cells_of_tagged(tagged: pl.Series) -> pl.Series:
-    """Tagged text as text cells: ints digits, floats repr, IRIs ``<iri>``, strings raw or quoted
+    """Tagged text as text cells: ints digits, floats repr, IRIs ``<iri>``, literals their canonical text
+    (which is their cell), strings raw or quoted
     (``deltalog.io.cells.string_cells``), so every cell reads back as the same value."""
     kinds, body = tagged.str.slice(0, 1), tagged.str.slice(1)
     strings = kinds == "s"
@@ -130,7 +133,8 @@ def tagged_of_ids(ids: np.ndarray, d: Dictionary) -> pl.Series:
     kinds, ints, numbers = d.kinds.view()[unique], d.ints.view()[unique], d.numbers.view()[unique]
     texts = np.full(unique.size, "", object)
     textual = np.flatnonzero(kinds >= STRING)
-    texts[textual] = [("s" if d.kinds.view()[i] == STRING else "r") + d.texts[i] for i in unique[textual].tolist()]
+    tags = [PREFIX[KIND_NAMES[k]] for k in kinds[textual].tolist()]
+    texts[textual] = [tag + d.texts[i] for tag, i in zip(tags, unique[textual].tolist())]
     frame = pl.DataFrame({"k": kinds, "i": ints, "f": numbers, "t": pl.Series(texts.tolist(), dtype=pl.String)})
     tagged = frame.select(pl.when(pl.col("k") == INT).then("i" + pl.col("i").cast(pl.String))
                           .when(pl.col("k") == FLOAT).then(pl.lit(None, pl.String))
@@ -148,7 +152,8 @@ def ids_of_tagged(cells: pl.Series, d: Dictionary) -> np.ndarray:
     for prefix, encode in (("i", lambda b: d.encode_ints(b.cast(pl.Int64).to_numpy())),
                            ("f", lambda b: d.encode_floats(b.cast(pl.Float64).to_numpy())),
                            ("s", lambda b: d.encode_texts("string", b.to_list())),
-                           ("r", lambda b: d.encode_texts("iri", b.to_list()))):
+                           ("r", lambda b: d.encode_texts("iri", b.to_list())),
+                           ("l", lambda b: d.encode_texts("literal", b.to_list()))):
         mask = (kinds == prefix).to_numpy()
         if mask.any():
             out[mask] = encode(body.filter(pl.Series(mask)))

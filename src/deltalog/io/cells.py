@@ -10,13 +10,14 @@ import polars as pl
 
 from deltalog.io.writers import float_strings
 from deltalog.storage.values import (
-    CANONICAL_FLOAT, CANONICAL_INT, FLOAT, INT, IRI, IRI_CELL, QUOTED_CELL, STRING, UnrepresentableValue, unescape,
+    CANONICAL_FLOAT, CANONICAL_INT, FLOAT, INT, IRI, IRI_CELL, LANG_STRING, LITERAL, LITERAL_CELL, QUOTED_CELL,
+    STRING, XSD_DOUBLE, XSD_INTEGER, XSD_STRING, UnrepresentableValue, unescape,
 )
 
 
 def classify(cells: pl.Series) -> pl.DataFrame:
-    """Columns ``kind`` (INT/FLOAT/STRING/IRI), ``int``, ``float`` and ``text`` (a string's or an
-    IRI's text) of each cell. Raises UnrepresentableValue, naming the first row, for a canonical
+    """Columns ``kind`` (INT/FLOAT/STRING/IRI/LITERAL), ``int``, ``float`` and ``text`` (a string's or
+    an IRI's text, a literal's canonical text) of each cell. Raises UnrepresentableValue, naming the first row, for a canonical
     int beyond 64 bits."""
     cells = cells.cast(pl.String)
     ints = cells.cast(pl.Int64, strict=False)
@@ -34,10 +35,11 @@ def classify(cells: pl.Series) -> pl.DataFrame:
         where = maybe_float.arg_true()
         canonical = float_strings(floats.gather(where).fill_null(float("nan"))) == cells.gather(where)
         is_float = is_float.scatter(where, canonical)
-    frame = frame.with_columns(is_float.alias("is_float"))
+    frame = frame.with_columns(is_float.alias("is_float"), literal_mask(cells).alias("literal"))
     kinds = frame.select(
         pl.when(is_int).then(INT).when(pl.col("is_float")).then(FLOAT)
-        .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).otherwise(STRING).cast(pl.UInt8).alias("kind"),
+        .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).when(pl.col("literal")).then(LITERAL)
+        .otherwise(STRING).cast(pl.UInt8).alias("kind"),
         pl.col("t").str.contains(QUOTED_CELL).alias("quoted"),
     )
     text = _texts(cells, kinds)
@@ -67,10 +69,16 @@ def string_cells(strings: pl.Series) -> pl.Series:
     plain = (kinds["kind"] == STRING) & ~kinds["quoted"] & (strings != "") & ~strings.str.contains(r"[\t\n\r]")
     if plain.all():
         return strings
+    return pl.select(pl.when(plain).then(strings).otherwise(quoted_cells(strings))).to_series().rename(strings.name)
+
+
+def quoted_cells(strings: pl.Series) -> pl.Series:
+    """Strings as quoted cells ``"..."`` (escapes ``\\ \" \t \n \r``, as ``storage.values.quote``);
+    also the N-Triples form of a plain literal and the start of a tagged or typed one."""
     escaped = strings.str.replace_all("\\", "\\\\", literal=True).str.replace_all('"', '\\"', literal=True) \
         .str.replace_all("\t", "\\t", literal=True).str.replace_all("\n", "\\n", literal=True) \
         .str.replace_all("\r", "\\r", literal=True)
-    return pl.select(pl.when(plain).then(strings).otherwise('"' + escaped + '"')).to_series().rename(strings.name)
+    return ('"' + escaped + '"').rename(strings.name)
 
 
 def classify_lenient(strings: pl.Series) -> pl.DataFrame:
@@ -78,12 +86,31 @@ def classify_lenient(strings: pl.Series) -> pl.DataFrame:
     floats = strings.cast(pl.Float64, strict=False)
     maybe_float = strings.str.contains(CANONICAL_FLOAT) & (strings != "-0.0")
     is_float = maybe_float & (float_strings(floats.fill_null(float("nan"))) == strings)
-    frame = pl.DataFrame({"t": strings, "f": is_float})
+    frame = pl.DataFrame({"t": strings, "f": is_float, "literal": literal_mask(strings)})
     return frame.select(
         pl.when(pl.col("t").str.contains(CANONICAL_INT)).then(INT).when(pl.col("f")).then(FLOAT)
-        .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).otherwise(STRING).cast(pl.UInt8).alias("kind"),
+        .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).when(pl.col("literal")).then(LITERAL)
+        .otherwise(STRING).cast(pl.UInt8).alias("kind"),
         pl.col("t").str.contains(QUOTED_CELL).alias("quoted"),
     )
+
+
+def literal_mask(cells: pl.Series) -> pl.Series:
+    """Which cells are the canonical text of an RDF literal (``deltalog.storage.values.is_literal_cell``):
+    the literal form, but not a plain/``xsd:string`` one (a string), nor an ``xsd:integer`` or
+    ``xsd:double`` whose lexical form is canonical (an int or a float, written as such)."""
+    parts = cells.str.extract_groups(LITERAL_CELL)
+    body, datatype = parts.struct.field("1"), parts.struct.field("3").fill_null("")
+    frame = pl.DataFrame({"b": body, "d": datatype, "f": body.cast(pl.Float64, strict=False)})
+    canonical_float = frame["b"].str.contains(CANONICAL_FLOAT).fill_null(False) & (frame["b"] != "-0.0") \
+        & (float_strings(frame["f"].fill_null(float("nan"))) == frame["b"]).fill_null(False)
+    plain = frame.select(
+        pl.col("d").is_in([XSD_STRING, LANG_STRING])
+        | ((pl.col("d") == XSD_INTEGER) & pl.col("b").str.contains(CANONICAL_INT)
+           & pl.col("b").cast(pl.Int64, strict=False).is_not_null())
+    ).to_series()
+    double = (frame["d"] == XSD_DOUBLE) & canonical_float
+    return (body.is_not_null() & ~plain.fill_null(False) & ~double).alias("literal")
 
 
 def iri_cells(iris: pl.Series) -> pl.Series:

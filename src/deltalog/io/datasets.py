@@ -23,11 +23,17 @@ PART_SUFFIXES = {".txt": "tsv"}   # Spark's text writer (our --distributed TSV) 
 
 
 def _skipped(path: Path) -> bool:
-    """Hidden files, Spark/Hadoop markers and checksums (``_SUCCESS``, ``.part-0.crc``)."""
-    return path.name.startswith((".", "_")) or path.suffix == ".crc"
+    return skipped_name(path.name)
 
 
-def _part_format(part: Path, default: str | None) -> str:
+def skipped_name(name: str) -> bool:
+    """Hidden files, Spark/Hadoop markers and checksums (``_SUCCESS``, ``.part-0.crc``); shared with
+    the Spark reader (backends/spark/datasets.py) so both backends skip the same files."""
+    return name.startswith((".", "_")) or name.endswith(".crc")
+
+
+def part_format(part: Path, default: str | None) -> str:
+    """The format of one part file: from its extensions (``.txt`` is TSV), else the dataset's."""
     for suffix in reversed(part.suffixes):   # part-0.snappy.parquet, part-0.csv.gz is not supported
         if suffix.lower() in TABLE_SUFFIXES:
             return TABLE_SUFFIXES[suffix.lower()]
@@ -57,7 +63,7 @@ def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: i
                  decl=None) -> pl.DataFrame:
     """Every part file of a dataset directory or glob, concatenated (one arity for all; ``decl``: typed by it)."""
     default = format or TABLE_SUFFIXES.get(Path(str(path).rstrip("/")).suffix.lower())
-    tables = [(part, read_table(part, format=_part_format(part, default), arity=arity, decl=decl))
+    tables = [(part, read_table(part, format=part_format(part, default), arity=arity, decl=decl))
               for part in dataset_parts(path)]
     combined = combine(str(path), tables, arity)
     return combined if combined is not None else _empty(arity)
@@ -65,32 +71,42 @@ def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: i
 
 def _predicate_of(entry: Path) -> str | None:
     """The predicate a directory entry holds facts of, or None for entries that are not data."""
-    name = entry.name
-    if _skipped(entry):
+    return predicate_of_name(entry.name, entry.is_dir())
+
+
+def predicate_of_name(name: str, is_dir: bool) -> str | None:
+    """The predicate of a directory entry by its name (shared with the Spark reader)."""
+    if skipped_name(name):
         return None
-    if entry.is_dir():
+    if is_dir:
         return name.split("=", 1)[1] if name.startswith("predicate=") else Path(name).stem if \
             Path(name).suffix.lower() in TABLE_SUFFIXES else name
-    return entry.stem if entry.suffix.lower() in TABLE_SUFFIXES else None
+    return Path(name).stem if Path(name).suffix.lower() in TABLE_SUFFIXES else None
 
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
-                   arities: dict[str, int] | None = None, declarations=None) -> dict[str, pl.DataFrame]:
+                   arities: dict[str, int] | None = None, rdf_map=None,
+                   declarations=None) -> dict[str, pl.DataFrame]:
     """Every fact file and dataset of ``directory``: ``p.tsv``, ``p.facts``, ``p.csv``, ``p.parquet``
     and the datasets ``p/``, ``p.<ext>/``, ``predicate=p/`` give predicate ``p`` (all of them are
-    concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates``, one binary predicate
-    per property). Files with other extensions are ignored; a subdirectory that is not a valid
+    concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates`` or an ``rdf_map``,
+    one binary predicate per property, named from all RDF files' properties together). Files with other extensions are ignored; a subdirectory that is not a valid
     predicate name is refused. ``declarations`` (``@decl`` by predicate) type the declared predicates.
     """
     folder, arities, declarations = Path(directory), arities or {}, declarations or {}
     if not folder.is_dir():
         raise InputError(f"no such directory: {directory}")
     parts: dict[str, list[tuple[Path, pl.DataFrame]]] = {}
-    for entry in sorted(folder.iterdir()):
-        if not _skipped(entry) and entry.is_file() and entry.suffix.lower() in RDF_SUFFIXES:
-            from deltalog.io.rdf import read_rdf
-            for name, table in read_rdf(entry, per_predicate=rdf_predicates).items():
-                parts.setdefault(name, []).append((entry, table))
+    entries = sorted(folder.iterdir())
+    rdf_files = [e for e in entries if not _skipped(e) and e.is_file() and e.suffix.lower() in RDF_SUFFIXES]
+    if rdf_files:
+        from deltalog.io.rdf import read_rdf_files
+        from deltalog.io.rdf_names import rdf_map_of
+        tables = read_rdf_files(rdf_files, per_predicate=rdf_predicates, rdf_map=rdf_map_of(rdf_map))
+        for name, table in tables.items():
+            parts.setdefault(name, []).append((rdf_files[0], table))
+    for entry in entries:
+        if entry in rdf_files:
             continue
         predicate = _predicate_of(entry)
         if predicate is None:

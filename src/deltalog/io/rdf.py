@@ -10,20 +10,17 @@ from pathlib import Path
 import polars as pl
 
 from deltalog.errors import InputError
-from deltalog.io.cells import string_cells
+from deltalog.io.cells import quoted_cells, string_cells
+from deltalog.io.rdf_names import predicate_names
 from deltalog.io.writers import float_strings
+from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, XSD_DOUBLE, XSD_INTEGER, XSD_STRING
 from deltalog.syntax.ast import Span
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-INT_TYPES = [XSD + t for t in (
-    "integer", "int", "long", "short", "byte", "nonNegativeInteger", "positiveInteger",
-    "nonPositiveInteger", "negativeInteger", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte",
-)]
-FLOAT_TYPES = [XSD + t for t in ("decimal", "double", "float")]
 FORMATS = {".nt": "N_TRIPLES", ".ttl": "TURTLE"}
 CHUNK = 500_000
 _LITERAL_END = r'"(?:@[A-Za-z0-9-]+|\^\^<[^>]*>)?$'  # the closing quote and a language tag or datatype
 _DATATYPE = r'"\^\^<([^>]*)>$'
+_LANGUAGE = r'"@([A-Za-z0-9-]+)$'
 _ESCAPE = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
 _SIMPLE = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
 INT_KIND, FLOAT_KIND, TEXT_KIND = 0, 1, 2
@@ -38,27 +35,40 @@ class RdfTables(dict):
         self.iris: dict[str, str] = iris or {}
 
 
-def read_rdf(path: str | os.PathLike, *, per_predicate: bool = False) -> RdfTables:
-    """An N-Triples (``.nt``) or Turtle (``.ttl``) file as decoded tables.
+def read_rdf(path: str | os.PathLike, *, per_predicate: bool = False,
+             rdf_map: dict[str, str] | None = None) -> RdfTables:
+    """An N-Triples (``.nt``) or Turtle (``.ttl``) file as decoded tables (see ``read_rdf_files``)."""
+    return read_rdf_files([path], per_predicate=per_predicate, rdf_map=rdf_map)
 
-    Default: one table ``triple`` (c0 subject, c1 predicate, c2 object). With ``per_predicate``: one
-    binary table per property, named by the IRI's local name (after the last ``#`` or ``/``, made a
-    valid predicate name; clashes get ``_2``, ``_3``... in order of first appearance); the result's
-    ``iris`` attribute maps names to IRIs. Terms become text cells (docs/semantics.md): IRIs ``<iri>``,
-    blank nodes ``_:id``, xsd integer types ints, xsd:decimal/double/float floats, every other literal
-    the string of its lexical form (language tags and other datatypes are dropped; a plain literal
-    such as ``"42"`` or ``"<x>"`` stays a string: its cell is quoted, docs/semantics.md).
+
+def read_rdf_files(paths: list, *, per_predicate: bool = False, rdf_map: dict[str, str] | None = None) -> RdfTables:
+    """RDF files together as decoded tables.
+
+    Default: one table ``triple`` (c0 subject, c1 predicate, c2 object). With ``per_predicate`` (or an
+    ``rdf_map`` IRI -> predicate): one binary table per property, named as
+    ``deltalog.io.rdf_names.predicate_names`` says (from all files' properties at once, so names do not
+    depend on file order); the result's ``iris`` attribute maps names to IRIs (space-separated when a
+    map merges several). Terms become text cells (docs/semantics.md): IRIs ``<iri>``, blank nodes
+    ``_:id``, plain and ``xsd:string`` literals strings, canonical ``xsd:integer`` ints, ``xsd:double``
+    with a canonical float lexical form floats, every other literal an RDF literal ``"chat"@fr`` /
+    ``"1"^^<...#int>`` (lexical form, language tag or datatype kept exactly).
     A column whose cells are all ints (floats) is Int64 (Float64), otherwise String.
     """
-    triples = _read_triples(Path(path))
-    if not per_predicate:
+    triples = pl.concat([_read_triples(Path(path)) for path in paths]) if paths else _no_triples()
+    if not per_predicate and rdf_map is None:
         return RdfTables({"triple": _table(triples, ["s", "p"])})
+    names = predicate_names(triples["p"].unique().str.slice(1, None).str.strip_suffix(">").to_list(), rdf_map)
+    named = triples.with_columns(pl.col("p").str.slice(1).str.strip_suffix(">")
+                                 .replace_strict(names, return_dtype=pl.String).alias("name"))
     tables, iris = {}, {}
-    groups = triples.partition_by("p", maintain_order=True, as_dict=True)
-    for (iri,), group in groups.items():
-        name = _unique_name(_local_name(iri[1:-1]), tables)
-        tables[name], iris[name] = _table(group, ["s"]), iri[1:-1]
+    for (name,), group in sorted(named.partition_by("name", as_dict=True, maintain_order=True).items()):
+        tables[name] = _table(group, ["s"])
+        iris[name] = " ".join(sorted(iri for iri, given in names.items() if given == name))
     return RdfTables(tables, iris)
+
+
+def _no_triples() -> pl.DataFrame:
+    return pl.DataFrame(schema={"s": pl.String, "p": pl.String, "o": pl.String, "kind": pl.Int8})
 
 
 def _oxigraph():
@@ -87,9 +97,7 @@ def _read_triples(path: Path) -> pl.DataFrame:
         raise InputError(f"invalid RDF: {message}", Span(str(path), exc.lineno or 0, exc.offset or 0)) from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc}") from None
-    if not chunks:
-        return pl.DataFrame(schema={"s": pl.String, "p": pl.String, "o": pl.String, "kind": pl.Int8})
-    return pl.concat(chunks)
+    return pl.concat(chunks) if chunks else _no_triples()
 
 
 def _decode(ntriples: bytes, path: Path) -> pl.DataFrame:
@@ -105,23 +113,29 @@ def _decode(ntriples: bytes, path: Path) -> pl.DataFrame:
 
 
 def _object_cells(o: pl.Series) -> tuple[pl.Series, pl.Series]:
-    """Text cells for N-Triples objects, and the kind of each (int, float or other text)."""
+    """Text cells for N-Triples objects, and the kind of each (int, float or other text), by the rules of
+    ``deltalog.storage.values.rdf_literal`` (vectorised)."""
     literal = o.str.starts_with('"')
     lexical = _unescape(pl.select(pl.when(literal).then(o.str.replace(_LITERAL_END, "").str.slice(1))).to_series())
-    datatype = o.str.extract(_DATATYPE, 1)
-    ints = lexical.str.strip_chars().cast(pl.Int64, strict=False).alias("i")
-    floats = lexical.str.strip_chars().cast(pl.Float64, strict=False).alias("f")
-    frame = pl.DataFrame({"o": o, "lex": lexical, "dt": datatype, "i": ints, "f": floats,
-                          "ftext": float_strings(floats), "lexcell": string_cells(lexical.fill_null(""))})
-    is_int = pl.col("dt").is_in(INT_TYPES) & pl.col("i").is_not_null()
-    is_float = pl.col("dt").is_in(FLOAT_TYPES) & pl.col("f").is_finite().fill_null(False)
+    floats = lexical.cast(pl.Float64, strict=False)
+    frame = pl.DataFrame({
+        "o": o, "lex": lexical, "dt": o.str.extract(_DATATYPE, 1), "lang": o.str.extract(_LANGUAGE, 1).str.to_lowercase(),
+        "i": lexical.cast(pl.Int64, strict=False), "ftext": float_strings(floats.fill_null(float("nan"))),
+        "lexcell": string_cells(lexical.fill_null("")), "quoted": quoted_cells(lexical.fill_null("")),
+    })
+    is_int = (pl.col("dt") == XSD_INTEGER) & pl.col("lex").str.contains(CANONICAL_INT) & pl.col("i").is_not_null()
+    is_float = (pl.col("dt") == XSD_DOUBLE) & pl.col("lex").str.contains(CANONICAL_FLOAT) \
+        & (pl.col("lex") != "-0.0") & (pl.col("ftext") == pl.col("lex"))
+    is_string = pl.col("lang").is_null() & (pl.col("dt").is_null() | (pl.col("dt") == XSD_STRING))
     out = frame.select(
-        pl.when(is_int).then(pl.col("i").cast(pl.String))
-        .when(is_float).then(pl.col("ftext"))
-        .when(pl.col("lex").is_not_null()).then(pl.col("lexcell"))
-        .otherwise(pl.col("o")).alias("o"),
-        pl.when(is_int).then(INT_KIND).when(is_float).then(FLOAT_KIND).otherwise(TEXT_KIND)
-        .cast(pl.Int8).alias("kind"),
+        pl.when(pl.col("lex").is_null()).then(pl.col("o"))
+        .when(is_int).then(pl.col("lex"))
+        .when(is_float).then(pl.col("lex"))
+        .when(is_string).then(pl.col("lexcell"))
+        .when(pl.col("lang").is_not_null()).then(pl.col("quoted") + "@" + pl.col("lang"))
+        .otherwise(pl.col("quoted") + "^^<" + pl.col("dt") + ">").alias("o"),
+        pl.when(pl.col("lex").is_null()).then(TEXT_KIND).when(is_int).then(INT_KIND).when(is_float).then(FLOAT_KIND)
+        .otherwise(TEXT_KIND).cast(pl.Int8).alias("kind"),
     )
     return out["o"], out["kind"]
 
@@ -154,17 +168,3 @@ def _table(triples: pl.DataFrame, subject_columns: list[str]) -> pl.DataFrame:
         objects = objects.cast(pl.Float64)
     columns[f"c{len(columns)}"] = objects
     return pl.DataFrame(columns)
-
-
-def _local_name(iri: str) -> str:
-    """The part of an IRI after its last ``#`` or ``/``, made a valid predicate name."""
-    local = re.split(r"[#/]", iri)[-1]
-    name = re.sub(r"[^A-Za-z0-9_]", "_", local)
-    return name if re.match(r"[A-Za-z_]", name) else f"_{name}"
-
-
-def _unique_name(name: str, taken: dict) -> str:
-    candidate, n = name, 2
-    while candidate in taken:
-        candidate, n = f"{name}_{n}", n + 1
-    return candidate

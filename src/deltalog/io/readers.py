@@ -12,11 +12,11 @@ from pathlib import Path
 import polars as pl
 
 from deltalog.errors import InputError
-from deltalog.io.writers import PREDICATE_RE, cell_strings
+from deltalog.io.writers import cell_strings
 from deltalog.io.cells import classify, string_cells
 from deltalog.storage.values import FLOAT, INT, UnrepresentableValue
 from deltalog.io.declared import BadCell, match_columns, text_column, value_column
-from deltalog.syntax.ast import NO_SPAN, Declaration, Span
+from deltalog.syntax.ast import Declaration, Span
 
 TABLE_SUFFIXES = {".tsv": "tsv", ".facts": "tsv", ".csv": "csv", ".parquet": "parquet"}
 RDF_SUFFIXES = (".nt", ".ttl")
@@ -321,7 +321,8 @@ def _value_column(column: pl.Series, source: str, j: int, name: str) -> pl.Serie
 
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
-                   arities: dict[str, int] | None = None, declarations=None) -> dict[str, pl.DataFrame]:
+                   arities: dict[str, int] | None = None, declarations=None, rdf_map=None) -> dict[str, pl.DataFrame]:
     """Every fact file and dataset of ``directory`` (see ``deltalog.io.datasets.read_facts_dir``)."""
     from deltalog.io.datasets import read_facts_dir as read_dir
-    return read_dir(directory, rdf_predicates=rdf_predicates, arities=arities, declarations=declarations)
+    return read_dir(directory, rdf_predicates=rdf_predicates, arities=arities, declarations=declarations,
+                    rdf_map=rdf_map)

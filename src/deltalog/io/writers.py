@@ -15,7 +15,7 @@ import polars as pl
 from deltalog.errors import InputError
 from deltalog.storage.values import STRING
 
-EXTENSIONS = {"tsv": "tsv", "facts": "facts", "csv": "csv", "parquet": "parquet"}
+EXTENSIONS = {"tsv": "tsv", "facts": "facts", "csv": "csv", "parquet": "parquet", "nt": "nt"}
 PREDICATE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -81,8 +81,12 @@ def _check_tsv(df: pl.DataFrame) -> None:
             )
 
 
-def _write(df: pl.DataFrame, path: Path, fmt: str, ready: bool = False) -> None:
+def _write(df: pl.DataFrame, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:
     """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are)."""
+    if fmt == "nt":
+        from deltalog.io.ntriples import write_ntriples
+        write_ntriples(df, path, name)
+        return
     if fmt == "parquet":
         if any(dtype == pl.Object for dtype in df.dtypes):
             raise InputError("a column holds Python objects, which Parquet cannot store")
@@ -106,7 +110,7 @@ def write_table(df: pl.DataFrame, path: str | os.PathLike, *, format: str = "tsv
     """Write ``df`` to ``path`` atomically: into a temporary file next to it, then ``os.replace``.
 
     ``format``: ``tsv`` (or ``facts``: tab-separated, no header, no quoting), ``csv`` (no header,
-    RFC 4180 quoting where needed) or ``parquet``. An arity-1 TSV table cannot hold the empty string
+    RFC 4180 quoting where needed), ``parquet`` or ``nt`` (N-Triples, arity 3 only: io/ntriples.py). An arity-1 TSV table cannot hold the empty string
     (it would be a blank line, which readers skip); CSV quotes it.
     """
     fmt, path = _format(format), Path(path)
@@ -138,7 +142,7 @@ def write_relations(
     staging = Path(tempfile.mkdtemp(prefix=f"{out.name}.tmp-", dir=out.parent))
     try:
         for name, df in tables.items():
-            _write(df, staging / f"{name}.{EXTENSIONS[fmt]}", fmt, name in ready)
+            _write(df, staging / f"{name}.{EXTENSIONS[fmt]}", fmt, name in ready, name)
         _publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from deltalog.storage.growable import GrowableArray
-from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, STRING
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, LITERAL, STRING
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -55,7 +55,7 @@ class Dictionary:
         int_ids = np.flatnonzero(kinds == INT)
         order = np.argsort(ints[int_ids], kind="stable")
         self._int_keys, self._int_ids = ints[int_ids][order], int_ids[order].astype(np.int64)
-        for kind in (FLOAT, STRING, IRI):
+        for kind in (FLOAT, STRING, IRI, LITERAL):
             ids = np.flatnonzero(kinds == kind).tolist()
             values = numbers[ids].tolist() if kind == FLOAT else [texts[i] for i in ids]
             self._by_value[kind] = dict(zip(values, ids))
@@ -103,7 +103,7 @@ class Dictionary:
         return self._encode_objects(FLOAT, values.tolist())
 
     def encode_texts(self, kind: str, values) -> np.ndarray:
-        """Ids of strings or IRIs (``kind`` 'string' or 'iri'), adding the unknown ones."""
+        """Ids of strings, IRIs or literals (``kind`` 'string', 'iri', 'literal'), adding the unknown ones."""
         return self._encode_objects(KIND_CODES[kind], list(values))
 
     def _encode_objects(self, kind: int, values: list) -> np.ndarray:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 import re
 
-INT, FLOAT, STRING, IRI = 0, 1, 2, 3
-KIND_CODES = {"int": INT, "float": FLOAT, "string": STRING, "iri": IRI}
+INT, FLOAT, STRING, IRI, LITERAL = 0, 1, 2, 3, 4
+KIND_CODES = {"int": INT, "float": FLOAT, "string": STRING, "iri": IRI, "literal": LITERAL}
 KIND_NAMES = {code: name for name, code in KIND_CODES.items()}
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -29,9 +29,21 @@ CANONICAL_INT = r"^(?:0|-?[1-9][0-9]*)$"
 CANONICAL_FLOAT = r"^-?[0-9]+(?:\.[0-9]+(?:e[-+][0-9]+)?|e[-+][0-9]+)$"   # then checked against repr
 IRI_CELL = r'^<[^<>"{}|^`\\\x00-\x20]*>$'        # the IRIREF of the language (no escapes)
 QUOTED_CELL = r'^"(?:[^"\\]|\\[\\"tnr])*"$'      # a quoted string with \\ \" \t \n \r escapes
+# A well-formed BCP 47 language tag in lower case (RFC 5646 langtag or private use; RDF readers refuse others)
+LANGUAGE_TAG = (r"(?:(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?"
+                r"(?:-(?:[a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*(?:-[0-9a-wy-z](?:-[a-z0-9]{2,8})+)*"
+                r"(?:-x(?:-[a-z0-9]{1,8})+)?|x(?:-[a-z0-9]{1,8})+)")
+# An RDF literal with a language tag or a datatype, in its one canonical spelling (which is also its
+# N-Triples term): the quoted lexical form, then @tag in lower case or ^^<datatype IRI>.
+LITERAL_CELL = (r'^"((?:[^"\\]|\\[\\"tnr])*)"(?:@(' + LANGUAGE_TAG
+                + r')|\^\^<([^<>"{}|^`\\\x00-\x20]*)>)$')
+XSD = "http://www.w3.org/2001/XMLSchema#"
+XSD_STRING, XSD_INTEGER, XSD_DOUBLE = XSD + "string", XSD + "integer", XSD + "double"
+LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 _INT_RE, _FLOAT_RE = re.compile(INT_PATTERN), re.compile(FLOAT_PATTERN)
 _CANONICAL_INT, _CANONICAL_FLOAT = re.compile(CANONICAL_INT), re.compile(CANONICAL_FLOAT)
-_IRI_CELL, _QUOTED_CELL = re.compile(IRI_CELL), re.compile(QUOTED_CELL)
+_IRI_CELL, _QUOTED_CELL, _LITERAL_CELL = re.compile(IRI_CELL), re.compile(QUOTED_CELL), re.compile(LITERAL_CELL)
+_LANGUAGE = re.compile(LANGUAGE_TAG)
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {v[1]: k for k, v in _ESCAPES.items()}
 
@@ -70,9 +82,52 @@ def parse_cell(text: str) -> tuple[str, object]:
         return "float", float(text)
     if _IRI_CELL.fullmatch(text):
         return "iri", text[1:-1]
+    if _LITERAL_CELL.fullmatch(text) and is_literal_cell(text):
+        return "literal", text
     if _QUOTED_CELL.fullmatch(text):
         return "string", unescape(text[1:-1])
     return "string", text
+
+
+def rdf_literal(lexical: str, language: str | None = None, datatype: str | None = None) -> tuple[str, object]:
+    """The constant an RDF literal stands for (docs/semantics.md): a plain or ``xsd:string`` literal is
+    a string, an ``xsd:integer`` in canonical form within 64 bits an int, an ``xsd:double`` whose
+    lexical form is a canonical float a float; any other literal keeps its lexical form and its
+    language tag (lower-cased) or datatype as a ``literal``, valued by its canonical text
+    ``"chat"@fr`` / ``"1"^^<http://www.w3.org/2001/XMLSchema#int>``.
+
+    >>> rdf_literal("chat", "FR"), rdf_literal("1", None, XSD + "int")[1], rdf_literal("1", None, XSD_INTEGER)
+    (('literal', '"chat"@fr'), '"1"^^<http://www.w3.org/2001/XMLSchema#int>', ('int', 1))
+    """
+    if language:
+        if not _LANGUAGE.fullmatch(language.lower()):
+            raise ValueError(f"{language!r} is not a well-formed language tag (BCP 47)")
+        return "literal", f"{quote(lexical)}@{language.lower()}"
+    if datatype is None or datatype == XSD_STRING:
+        return "string", lexical
+    if datatype == LANG_STRING or not _IRI_CELL.fullmatch(f"<{datatype}>"):
+        raise ValueError(f"{datatype!r} is no datatype IRI of a literal without a language tag")
+    if datatype == XSD_INTEGER and _CANONICAL_INT.fullmatch(lexical) and INT64_MIN <= int(lexical) <= INT64_MAX:
+        return "int", int(lexical)
+    if datatype == XSD_DOUBLE and _CANONICAL_FLOAT.fullmatch(lexical) and lexical != "-0.0" \
+            and repr(float(lexical)) == lexical:
+        return "float", float(lexical)
+    return "literal", f"{quote(lexical)}^^<{datatype}>"
+
+
+def is_literal_cell(text: str) -> bool:
+    """Whether a cell is the canonical text of a literal (not of a string, int or float, not malformed)."""
+    match = _LITERAL_CELL.fullmatch(text)
+    try:
+        return bool(match) and rdf_literal(unescape(match[1]), match[2], match[3]) == ("literal", text)
+    except ValueError:   # ^^rdf:langString without a tag
+        return False
+
+
+def literal_parts(text: str) -> tuple[str, str | None, str | None]:
+    """(lexical form, language tag, datatype) of a literal's canonical text."""
+    match = _LITERAL_CELL.fullmatch(text)
+    return unescape(match[1]), match[2], match[3]
 
 
 def unescape(body: str) -> str:
@@ -92,7 +147,7 @@ def format_value(kind: str, value: object) -> str:
         return f"<{value}>"
     if kind == "float":
         return repr(float(value) + 0.0)
-    if kind == "int":
+    if kind in ("int", "literal"):
         return str(value)
     text = str(value)
     return text if _reads_as_itself(text) else quote(text)
@@ -126,7 +181,10 @@ def parse_number_text(text: str) -> tuple[str, object]:
 
 
 def value_text(kind: str, value: object) -> str:
-    """The text that concat() and str() use: the value itself (IRIs without brackets, no quoting)."""
+    """The text that concat() and str() use: the value itself (IRIs without brackets, a literal's
+    lexical form, no quoting)."""
     if kind == "float":
         return repr(float(value) + 0.0)
+    if kind == "literal":
+        return literal_parts(value)[0]
     return str(value)

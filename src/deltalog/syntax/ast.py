@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal as TypingLiteral, Union
 
-ConstantKind = TypingLiteral["int", "float", "string", "iri"]
+ConstantKind = TypingLiteral["int", "float", "string", "iri", "literal"]
 _BARE_STRING = re.compile(r"[a-z][A-Za-z0-9_]*")
 KEYWORDS = frozenset({"not", "count", "sum", "min", "max", "avg", "median"})
 AGGREGATE_FUNCTIONS = ("count", "sum", "min", "max", "avg", "median")
@@ -60,7 +60,8 @@ class Variable:
 
 @dataclass(frozen=True)
 class Constant:
-    """A constant with its Python value; ``kind`` says whether it is an int, a float, a string or an IRI.
+    """A constant with its Python value; ``kind`` says whether it is an int, a float, a string, an IRI
+    or an RDF literal with a language tag or datatype (valued by its canonical text ``"chat"@fr``).
 
     Symbols (``alice``) and double-quoted strings (``"alice"``) are the same constant: kind ``string``.
     """
@@ -77,6 +78,8 @@ class Constant:
             return f'"{escaped}"'
         if self.kind == "iri":
             return f"<{self.value}>"
+        if self.kind == "literal":
+            return self.value
         return repr(self.value) if self.kind == "float" else str(self.value)
 
 

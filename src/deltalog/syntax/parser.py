@@ -25,6 +25,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from deltalog.errors import InputError, ParseError
 from deltalog.limits import recursion_headroom
+from deltalog.storage.values import rdf_literal
 from deltalog.syntax.ast import (
     Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, Declaration, Fact, InputDirective, Negation,
     OutputDirective, Program, Rule, Span, Variable,
@@ -35,6 +36,7 @@ __all__ = ["parse", "parse_file", "parse_atom"]
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
 _ESCAPE = re.compile(r"\\(.)")
 _INT_TEXT = re.compile(r"-?[0-9]+")
+_LITERAL_TEXT = re.compile(r'(".*")(?:@(.+)|\^\^(.+))', re.S)
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 MAX_NESTING = 2_000
 """Deepest parse tree accepted (a chain of N operators is N deep): deeper ones would exhaust
@@ -85,6 +87,8 @@ def _number(text: str, span: Span) -> Constant:
 def _constant(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
     """A constant from its literal text: a string, an IRI, a prefixed name, a symbol or a number."""
     first = text[0]
+    if first == '"' and not text.endswith('"'):
+        return _rdf_literal(text, span, prefixes)
     if first == '"':
         return Constant(_unescape(text[1:-1], span), "string", span)
     if first == "<":
@@ -94,6 +98,18 @@ def _constant(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
     if first.isalpha() or first == "_":
         return Constant(text, "string", span)
     return _number(text, span)
+
+
+def _rdf_literal(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
+    """``"chat"@fr``, ``"1"^^<iri>`` or ``"1"^^xsd:int``: the constant of that RDF literal (docs/semantics.md)."""
+    quoted, language, datatype = _LITERAL_TEXT.fullmatch(text).groups()   # the closing quote is the last "
+    if datatype and not datatype.startswith("<"):
+        datatype = _expand(datatype, span, prefixes).value
+    try:
+        kind, value = rdf_literal(_unescape(quoted[1:-1], span), language, datatype and datatype.strip("<>"))
+    except ValueError as error:
+        raise ParseError(f"invalid RDF literal {text}: {error}", span) from None
+    return Constant(value, kind, span)
 
 
 def _expand(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
@@ -297,7 +313,7 @@ class _Builder(Transformer):
     def string_const(self, meta, children) -> Constant:
         return _constant(str(children[0]), self._span(meta), self.prefixes)
 
-    symbol_const = iri_const = pname_const = string_const
+    symbol_const = iri_const = pname_const = literal_const = string_const
 
 
 # ---------------------------------------------------------------- syntax errors

@@ -8,7 +8,7 @@ import polars as pl
 from deltalog.storage.dictionary import Dictionary, sorted_unique
 from deltalog.backends.tagged import cells_of_tagged, tagged_of_ids
 from deltalog.io.cells import classify
-from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, STRING, UnrepresentableValue
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING, UnrepresentableValue
 
 
 def encode_series(series: pl.Series, d: Dictionary) -> np.ndarray:
@@ -33,7 +33,7 @@ def encode_cells(cells: pl.Series, d: Dictionary) -> np.ndarray:
     out = np.empty(cells.len(), np.int64)
     typed = classify(cells)
     kinds = typed["kind"].to_numpy()
-    for kind in (INT, FLOAT, STRING, IRI):
+    for kind in (INT, FLOAT, STRING, IRI, LITERAL):
         mask = kinds == kind
         if not mask.any():
             continue

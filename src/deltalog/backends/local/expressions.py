@@ -15,7 +15,7 @@ import numpy as np
 
 from deltalog.plan.ir import Arith, Col, Compare, Func, Lit
 from deltalog.storage.dictionary import Dictionary
-from deltalog.storage.values import FLOAT, INT, IRI, STRING, parse_number_text, value_text
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, STRING, parse_number_text, value_text
 from deltalog.backends.local.frame import Frame
 
 _INT_LIMIT = float(2**63)
@@ -50,7 +50,7 @@ def decode_ids(ids: np.ndarray, d: Dictionary) -> Vals:
 def encode_vals(v: Vals, d: Dictionary) -> np.ndarray:
     """Dictionary ids of valid values (invalid rows get -1)."""
     out = np.full(v.kind.size, -1, np.int64)
-    for kind in (INT, FLOAT, STRING, IRI):
+    for kind in KIND_NAMES:
         rows = np.flatnonzero(v.valid & (v.kind == kind))
         if rows.size == 0:
             continue
@@ -59,13 +59,13 @@ def encode_vals(v: Vals, d: Dictionary) -> np.ndarray:
         elif kind == FLOAT:
             out[rows] = d.encode_floats(v.f[rows])
         else:
-            out[rows] = d.encode_texts("string" if kind == STRING else "iri", v.text[rows].tolist())
+            out[rows] = d.encode_texts(KIND_NAMES[kind], v.text[rows].tolist())
     return out
 
 
 def constant_vals(kind: str, value, n: int) -> Vals:
     """n copies of one constant."""
-    code = {"int": INT, "float": FLOAT, "string": STRING, "iri": IRI}[kind]
+    code = KIND_CODES[kind]
     text = np.full(n, value if code >= STRING else None, object)
     i = np.full(n, value if code == INT else 0, np.int64)
     f = np.full(n, float(value) if code <= FLOAT else np.nan, np.float64)
@@ -192,8 +192,7 @@ def _max(a: Vals, b: Vals) -> Vals:
 
 
 def texts_of(a: Vals) -> list[str]:
-    names = {INT: "int", FLOAT: "float", STRING: "string", IRI: "iri"}
-    return [value_text(names[k], t if k >= STRING else (i if k == INT else f))
+    return [value_text(KIND_NAMES[k], t if k >= STRING else (i if k == INT else f))
             for k, i, f, t in zip(a.kind.tolist(), a.i.tolist(), a.f.tolist(), a.text.tolist())]
 
 
@@ -243,8 +242,8 @@ FUNCTIONS = {
 
 
 def _rank(v: Vals) -> np.ndarray:
-    """Kind group of the total order: numbers 0, strings 1, IRIs 2."""
-    return np.where(v.kind <= FLOAT, 0, np.where(v.kind == STRING, 1, 2))
+    """Kind group of the total order: numbers 0, strings 1, IRIs 2, literals 3."""
+    return np.where(v.kind <= FLOAT, 0, v.kind.astype(np.int64) - 1)
 
 
 def order_compare(op: str, a: Vals, b: Vals, *, tie_break: bool = False) -> np.ndarray:

@@ -16,11 +16,11 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from deltalog.backends.local import aggregate as local
 from deltalog.backends.local.expressions import Vals
-from deltalog.storage.values import FLOAT, INT, IRI, STRING
-from deltalog.backends.spark.codec import format_float
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING
+from deltalog.backends.spark.codec import PREFIX, format_float
 from deltalog.backends.spark.expressions import as_double, as_long, body, column, kind_code, rank
 
-KIND_CODES = {"i": INT, "f": FLOAT, "s": STRING, "r": IRI}
+KIND_CODES = {"i": INT, "f": FLOAT, "s": STRING, "r": IRI, "l": LITERAL}
 
 
 def aggregate(rows: DataFrame, group_by: tuple[str, ...], function: str, argument: str | None,
@@ -76,7 +76,7 @@ def _vals(tagged: list[str]) -> Vals:
     kinds = np.array([KIND_CODES[t[0]] for t in tagged], np.uint8)
     ints = np.array([int(t[1:]) if t[0] == "i" else 0 for t in tagged], np.int64)
     floats = np.array([float(t[1:]) if t[0] in "if" else np.nan for t in tagged], np.float64)
-    texts = np.array([t[1:] if t[0] in "sr" else None for t in tagged] + [None], object)[:-1]
+    texts = np.array([t[1:] if t[0] in "srl" else None for t in tagged] + [None], object)[:-1]
     return Vals(kinds, ints, floats, texts, np.ones(len(tagged), bool))
 
 
@@ -88,4 +88,4 @@ def _tagged(result: Vals) -> str | None:
         return "i" + str(int(result.i[0]))
     if k == FLOAT:
         return format_float(float(result.f[0]))
-    return ("s" if k == STRING else "r") + result.text[0]
+    return PREFIX[KIND_NAMES[k]] + result.text[0]

@@ -68,13 +68,14 @@ def is_number(v: Column) -> Column:
 
 
 def kind_code(v: Column) -> Column:
-    """0 int, 1 float, 2 string, 3 IRI (the order min/max use to break an int-float tie)."""
-    return F.when(kind(v) == "i", 0).when(kind(v) == "f", 1).when(kind(v) == "s", 2).otherwise(3)
+    """0 int, 1 float, 2 string, 3 IRI, 4 literal (the order min/max use to break an int-float tie)."""
+    return F.when(kind(v) == "i", 0).when(kind(v) == "f", 1).when(kind(v) == "s", 2).when(kind(v) == "r", 3) \
+        .otherwise(4)
 
 
 def rank(v: Column) -> Column:
-    """Group of the total order: numbers 0, strings 1, IRIs 2."""
-    return F.when(is_number(v), 0).when(kind(v) == "s", 1).otherwise(2)
+    """Group of the total order: numbers 0, strings 1, IRIs 2, literals 3."""
+    return F.when(is_number(v), 0).when(kind(v) == "s", 1).when(kind(v) == "r", 2).otherwise(3)
 
 
 @singledispatch
@@ -187,12 +188,13 @@ def _max(a: Column, b: Column) -> Column:
 
 
 def _concat(*args: Column) -> Column:
-    """Text of every argument (ints digits, floats repr, IRIs without brackets): the tags stripped."""
-    return F.concat(F.lit("s"), *[body(a) for a in args])
+    """Text of every argument (ints digits, floats repr, IRIs without brackets, literals' lexical forms)."""
+    from deltalog.backends.spark.codec import lexical_text
+    return F.concat(F.lit("s"), *[lexical_text(a) for a in args])
 
 
 def _str(a: Column) -> Column:
-    return F.concat(F.lit("s"), body(a))
+    return _concat(a)
 
 
 def _number_of_text(a: Column) -> tuple[Column, Column]:

@@ -13,11 +13,13 @@ from pyspark.sql import DataFrame, SparkSession, functions as F
 from pyspark.sql.types import StringType
 
 from deltalog.errors import InputError
-from deltalog.io.rdf import FLOAT_TYPES, INT_TYPES, _ESCAPE, _local_name, _unescape_one, _unique_name
+from deltalog.io.rdf import _ESCAPE, _unescape_one
+from deltalog.io.rdf_names import predicate_names
 from deltalog.io.writers import PREDICATE_RE
-from deltalog.backends.spark.codec import tag_cells, tag_frame
+from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, XSD_DOUBLE, XSD_INTEGER, XSD_STRING
+from deltalog.backends.spark.codec import quoted, tag_cells, tag_frame
 from deltalog.backends.spark.errors import translated
-from deltalog.backends.spark.expressions import tag_double, tag_long
+from deltalog.backends.spark.expressions import column, tag_double, tag_long
 
 TABLE_FORMATS = {"tsv": "tsv", "facts": "tsv", "csv": "csv", "parquet": "parquet"}
 RDF_FORMATS = ("nt",)
@@ -44,10 +46,10 @@ class Files:
     def is_dir(self, text: str) -> bool:
         return self.exists(text) and bool(self.fs(text).getFileStatus(self.path(text)).isDirectory())
 
-    def files(self, text: str) -> list[str]:
-        """The files directly in a directory, sorted by name."""
-        found = [s.getPath().toString() for s in self.fs(text).listStatus(self.path(text)) if s.isFile()]
-        return sorted(found, key=lambda p: p.rsplit("/", 1)[-1])
+    def entries(self, text: str) -> list[tuple[str, bool]]:
+        """(path, is a directory) of every entry directly in a directory, sorted by name."""
+        found = [(s.getPath().toString(), bool(s.isDirectory())) for s in self.fs(text).listStatus(self.path(text))]
+        return sorted(found, key=lambda entry: entry[0].rsplit("/", 1)[-1])
 
     def rename(self, source: str, target: str) -> bool:
         return bool(self.fs(source).rename(self.path(source), self.path(target)))
@@ -67,8 +69,10 @@ def _suffix(path: str) -> str:
 
 # ---- reading ------------------------------------------------------------------------------------
 
-def read_table(spark: SparkSession, path: str, *, format: str | None = None, arity: int | None = None) -> DataFrame:
-    """One fact file (or a directory of part files) as tagged columns c0..ck, typed on the executors."""
+def read_table(spark: SparkSession, path: str, *, format: str | None = None,
+               arity: int | None = None) -> DataFrame | None:
+    """One fact file as tagged columns c0..ck, typed on the executors (None: a blank text file of
+    unknown arity, which gives no relation)."""
     fmt = format or TABLE_FORMATS.get(_suffix(path))
     if fmt not in ("tsv", "facts", "csv", "parquet"):
         raise InputError(f"cannot tell the format of {path} from its extension (use .tsv, .facts, .csv, .parquet)")
@@ -80,10 +84,12 @@ def read_table(spark: SparkSession, path: str, *, format: str | None = None, ari
         return _text(spark, path, "," if fmt == "csv" else "\t", fmt == "csv", arity)
 
 
-def _parquet(spark: SparkSession, path: str, arity: int | None) -> DataFrame:
-    frame = spark.read.parquet(path)
+def _parquet(spark: SparkSession, path: str | list[str], arity: int | None) -> DataFrame:
+    """Parquet file(s) (a list: the part files of one dataset) as tagged columns."""
+    paths = [path] if isinstance(path, str) else path
+    frame = spark.read.parquet(*paths)
     if arity is not None and len(frame.columns) != arity:
-        raise InputError(f"table has {len(frame.columns)} columns, expected {arity}", _span(path))
+        raise InputError(f"table has {len(frame.columns)} columns, expected {arity}", _span(paths[0]))
     return tag_frame(frame)
 
 
@@ -92,9 +98,13 @@ def _span(path: str):
     return Span(path, 1, 1)
 
 
-def _text(spark: SparkSession, path: str, separator: str, quoted: bool, arity: int | None) -> DataFrame:
-    """Delimited text without a header: every cell a string (empty cells stay empty strings), ragged rows fail."""
+def _text(spark: SparkSession, path: str | list[str], separator: str, quoted: bool,
+          arity: int | None) -> DataFrame | None:
+    """Delimited text without a header: every cell a string (empty cells stay empty strings), ragged rows
+    fail. None for blank input of unknown arity (zero facts, no relation: as the embedded reader)."""
     width = arity if arity is not None else _width(spark, path, separator, quoted)
+    if arity is None and width == 0:
+        return None
     schema = ", ".join(f"c{i} string" for i in range(width))
     frame = spark.read.csv(path, schema=schema or "c0 string", sep=separator, header=False, mode="FAILFAST",
                            quote='"' if quoted else "\u0000", escape='"' if quoted else "\u0000",
@@ -104,7 +114,7 @@ def _text(spark: SparkSession, path: str, separator: str, quoted: bool, arity: i
     return frame.select(*[tag_cells(F.coalesce(F.col(f"c{i}"), F.lit(""))).alias(f"c{i}") for i in range(width)])
 
 
-def _width(spark: SparkSession, path: str, separator: str, quoted: bool) -> int:
+def _width(spark: SparkSession, path: str | list[str], separator: str, quoted: bool) -> int:
     """The number of fields of the first non-blank line (a small job reading one line)."""
     first = spark.read.text(path).where(F.length("value") > 0).first()
     if first is None:
@@ -137,66 +147,51 @@ def _unescape(cells):
 
 
 def _object(term):
-    """An object term as read_rdf types it: xsd integers ints, xsd decimal/double/float floats, other
-    literals the string of their lexical form (never retyped), IRIs IRIs and blank nodes strings."""
-    literal = term.startswith('"')
-    lexical = _unescape(F.regexp_extract(term, r'^"((?:[^"\\]|\\.)*)"', 1))
+    """An object term as read_rdf types it (``deltalog.storage.values.rdf_literal``): plain and xsd:string
+    literals strings, canonical xsd:integer ints, xsd:double with a canonical float lexical form floats,
+    other literals RDF literals by their canonical text; IRIs IRIs and blank nodes strings."""
+    raw = F.regexp_extract(term, r'^"((?:[^"\\]|\\.)*)"', 1)
+    lexical = F.when(raw.contains("\\"), _unescape(raw)).otherwise(raw)
     datatype = F.regexp_extract(term, r'\^\^<([^>]*)>$', 1)
-    number = F.trim(lexical)
-    as_int, as_float = number.try_cast("long"), tag_double(number.try_cast("double"))
-    return F.when(literal & datatype.isin(*INT_TYPES) & as_int.isNotNull(), tag_long(as_int)) \
-        .when(literal & datatype.isin(*FLOAT_TYPES) & as_float.isNotNull(), as_float) \
-        .when(literal, F.concat(F.lit("s"), lexical)).otherwise(tag_cells(term))
+    language = F.lower(F.regexp_extract(term, r'"@([A-Za-z0-9-]+)$', 1))
+    as_float = tag_double(lexical.try_cast("double"))
+    is_int = (datatype == XSD_INTEGER) & lexical.rlike(CANONICAL_INT) & lexical.try_cast("long").isNotNull()
+    is_float = (datatype == XSD_DOUBLE) & lexical.rlike(CANONICAL_FLOAT) & (lexical != "-0.0") \
+        & F.coalesce(as_float == F.concat(F.lit("f"), lexical), F.lit(False))
+    return F.when(~term.startswith('"'), tag_cells(term)) \
+        .when(is_int, tag_long(lexical.try_cast("long"))) \
+        .when(is_float, as_float) \
+        .when((language == "") & datatype.isin("", XSD_STRING), F.concat(F.lit("s"), lexical)) \
+        .when(language != "", F.concat(F.lit("l"), quoted(lexical), F.lit("@"), language)) \
+        .otherwise(F.concat(F.lit("l"), quoted(lexical), F.lit("^^<"), datatype, F.lit(">")))
 
 
 def read_facts_dir(spark: SparkSession, directory: str, *, arities: dict[str, int],
-                   rdf_predicates: bool = False, declarations=None) -> dict[str, DataFrame]:
-    """Every fact file of a directory, as ``deltalog.io.readers.read_facts_dir`` reads them
-    (``declarations``: ``@decl`` by predicate, which type their files: ``spark/declared.py``)."""
-    from deltalog.backends.spark.declared import read_declared
-    files = Files(spark)
-    if not files.is_dir(directory):
-        raise InputError(f"no such directory: {directory}")
-    parts: dict[str, list[DataFrame]] = {}
-    for path in files.files(directory):
-        name, suffix = _name(path), _suffix(path)
-        if name.startswith("."):
-            continue
-        if suffix in RDF_FORMATS:
-            for predicate, frame in _rdf_tables(spark, path, rdf_predicates).items():
-                parts.setdefault(predicate, []).append(frame)
-        elif suffix in TABLE_FORMATS:
-            predicate = name.rsplit(".", 1)[0]
-            if not PREDICATE_RE.fullmatch(predicate):
-                raise InputError(f"{predicate!r} is not a valid predicate name", _span(path))
-            decl = (declarations or {}).get(predicate)
-            parts.setdefault(predicate, []).append(read_declared(spark, path, arity=arities.get(predicate), decl=decl))
-        elif suffix == "ttl":
-            raise InputError(f"{path}: Turtle is read by the embedded backend only; convert it to N-Triples")
-    return {p: _combine(p, frames) for p, frames in parts.items()}
+                   rdf_predicates: bool = False, rdf_map=None, declarations=None) -> dict[str, DataFrame]:
+    """Every fact file and dataset of a directory (see ``deltalog.backends.spark.datasets``;
+    ``declarations``: ``@decl`` by predicate, which type their files: ``spark/declared.py``)."""
+    from deltalog.backends.spark.datasets import read_facts_dir as read_dir
+    return read_dir(spark, directory, arities=arities, rdf_predicates=rdf_predicates, rdf_map=rdf_map,
+                    declarations=declarations)
 
 
-def _combine(predicate: str, frames: list[DataFrame]) -> DataFrame:
-    widths = {len(f.columns) for f in frames}
-    if len(widths) > 1:
-        raise InputError(f"files of predicate {predicate!r} have different arities: {sorted(widths)}")
-    out = frames[0]
-    for frame in frames[1:]:
-        out = out.unionAll(frame)
-    return out
-
-
-def _rdf_tables(spark: SparkSession, path: str, per_predicate: bool) -> dict[str, DataFrame]:
-    triples = read_ntriples(spark, path)
-    if not per_predicate:
+def rdf_tables(spark: SparkSession, paths: list[str], per_predicate: bool,
+               rdf_map: dict[str, str] | None) -> dict[str, DataFrame]:
+    """N-Triples files together: ``triple``, or one binary table per property named as the embedded
+    reader names them (``deltalog.io.rdf_names``; one small job lists the distinct properties)."""
+    triples = read_ntriples(spark, paths[0])
+    for path in paths[1:]:
+        triples = triples.unionAll(read_ntriples(spark, path))
+    if not per_predicate and rdf_map is None:
         return {"triple": triples}
     with translated():
-        properties = [r[0] for r in triples.withColumn("_n", F.monotonically_increasing_id())
-                      .groupBy("c1").agg(F.min("_n").alias("_n")).orderBy("_n").collect()]
+        properties = [r[0][1:] for r in triples.select("c1").distinct().collect()]
+    names = predicate_names(properties, rdf_map)
     tables: dict[str, DataFrame] = {}
-    for tagged in properties:
-        name = _unique_name(_local_name(tagged[1:]), tables)
-        tables[name] = triples.where(F.col("c1") == tagged).select("c0", F.col("c2").alias("c1"))
+    for name in sorted(set(names.values())):
+        tagged = ["r" + iri for iri, given in names.items() if given == name and iri in properties]
+        if tagged:
+            tables[name] = triples.where(F.col("c1").isin(tagged)).select("c0", F.col("c2").alias("c1"))
     return tables
 
 
@@ -204,7 +199,8 @@ def _rdf_tables(spark: SparkSession, path: str, per_predicate: bool) -> dict[str
 
 def write_datasets(spark: SparkSession, frames: dict[str, DataFrame], out: str, *, format: str) -> None:
     """Write each predicate's rows with Spark, all or nothing: Parquet as one dataset partitioned by
-    predicate (OUT/predicate=<p>/part-*.parquet), CSV/TSV as OUT/<p>/part-*.<ext>. Everything is written
+    predicate (OUT/predicate=<p>/part-*.parquet), CSV as OUT/<p>/part-*.csv, TSV as OUT/<p>/part-*.txt
+    (Spark's text writer: tab-joined cells, no CSV quoting, so both readers read them as TSV). Everything is written
     into a temporary sibling directory first and renamed into place only when every write succeeded."""
     for name in frames:
         if not PREDICATE_RE.fullmatch(name):
@@ -228,10 +224,12 @@ def _child(predicate: str, format: str) -> str:
 def _write(frame: DataFrame, path: str, format: str) -> None:
     if format == "parquet":
         frame.write.mode("error").parquet(path)
-    elif format in ("csv", "tsv"):
-        frame.write.mode("error").csv(path, sep="," if format == "csv" else "\t", header=False,
-                                      quote='"' if format == "csv" else "\u0000", escape='"',
-                                      quoteAll=False, emptyValue='""' if format == "csv" else "")
+    elif format == "csv":
+        frame.write.mode("error").csv(path, sep=",", header=False, quote='"', escape='"', quoteAll=False,
+                                      emptyValue='""')
+    elif format == "tsv":   # cells never hold a tab or line break: text_of quotes and escapes them
+        frame.select(F.concat_ws("\t", *[column(c) for c in frame.columns]).alias("value")) \
+            .write.mode("error").text(path)
     else:
         raise InputError(f"unknown output format {format!r} (expected parquet, csv or tsv)")
 
