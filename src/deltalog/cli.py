@@ -14,6 +14,7 @@ EXIT_USER_ERROR = 2
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="deltalog", description="Datalog materialisation, kept exact and fast.")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="on errors, also print the trace")
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="materialise a program over fact files and write the results")
     _add_inputs(run)
@@ -44,9 +45,11 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
                          help="load RDF files as one binary predicate per property instead of triple(S, P, O)")
     command.add_argument("--backend", default="local", choices=("local", "spark"), help="execution backend")
     spark = command.add_argument_group("Spark backend (--backend spark)")
-    spark.add_argument("--master", help="Spark master URL (default local[2])")
+    spark.add_argument("--master", help="Spark master URL (default: spark-submit's or spark-defaults.conf's, "
+                       "else local[2])")
     spark.add_argument("--driver-memory", help="JVM heap of the Spark driver, e.g. 8g (default 4g)")
-    spark.add_argument("--checkpoint-dir", help="use reliable checkpoints in this directory (for clusters)")
+    spark.add_argument("--checkpoint-dir", help="reliable checkpoints in this directory, shared by every node "
+                       "(default on clusters: spark.checkpoint.dir, else next to --out); removed at the end")
     spark.add_argument("--offload-rows", type=int, help="run strata whose inputs hold at most this many rows "
                        "on the driver's embedded backend (default 2,000,000; 0: never)")
 
@@ -58,10 +61,35 @@ def main(argv: list[str] | None = None) -> int:
         return {**COMMANDS, **STORE_COMMANDS}[args.command](args)
     except DeltalogError as error:
         print(error.render(_source_of(error, args)), file=sys.stderr)
+        _trace(args, error.__cause__)
         return EXIT_USER_ERROR
     except OSError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except Exception as error:
+        failure = _backend_failure(error)
+        if failure is None:
+            raise
+        print(failure.render(), file=sys.stderr)
+        _trace(args, error)
+        return EXIT_USER_ERROR
+    finally:
+        if getattr(args, "spark_backend", None) is not None:
+            args.spark_backend.close()      # its checkpoint files
+
+
+def _backend_failure(error: Exception) -> DeltalogError | None:
+    """A Spark failure no backend call translated, as a deltalog error (never a Py4J dump)."""
+    if "pyspark" not in sys.modules:
+        return None
+    from deltalog.backends.spark.errors import is_spark_failure, translate_any
+    return translate_any(error) if is_spark_failure(error) else None
+
+
+def _trace(args, error: BaseException | None) -> None:
+    if error is not None and getattr(args, "verbose", 0):
+        import traceback
+        traceback.print_exception(error, file=sys.stderr)
 
 
 def _source_of(error: DeltalogError, args) -> str | None:
@@ -86,8 +114,10 @@ def _backend(args):
     if args.backend != "spark":
         return args.backend
     from deltalog.backends.spark.backend import SparkBackend
-    return SparkBackend(master=args.master, driver_memory=args.driver_memory, checkpoint_dir=args.checkpoint_dir,
-                        checkpoint="reliable" if args.checkpoint_dir else "local")
+    args.spark_backend = SparkBackend(master=args.master, driver_memory=args.driver_memory,
+                                      checkpoint_dir=args.checkpoint_dir, checkpoint_near=getattr(args, "out", None),
+                                      quiet=getattr(args, "quiet", False))
+    return args.spark_backend
 
 
 def _offload(args):
