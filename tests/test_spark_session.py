@@ -135,9 +135,12 @@ def test_the_users_session_gets_deltalogs_settings_per_query_and_keeps_its_own(s
     spark.conf.set("spark.sql.caseSensitive", "false")
     try:
         edges = spark.createDataFrame([(i, i + 1) for i in range(6)], "a long, b long")
-        program = "path(X, Y) :- edge(X, Y).  path(X, Z) :- path(X, Y), path(Y, Z)."
-        rows = materialise(spark, program, {"edge": edges}, offload=None)["path"].collect()
-        assert sorted((r.c0, r.c1) for r in rows) == [(i, j) for i in range(7) for j in range(i + 1, 7)]
+        program = ("path(Xa, XA) :- edge(Xa, XA).  path(Xa, Z) :- path(Xa, XA), path(XA, Z).  "
+                   "back(XA, Xa) :- path(Xa, XA).")      # Xa and XA: one column, case-insensitively
+        found = materialise(spark, program, {"edge": edges}, offload=None)
+        expected = [(i, j) for i in range(7) for j in range(i + 1, 7)]
+        assert sorted((r.c0, r.c1) for r in found["path"].collect()) == expected
+        assert sorted((r.c1, r.c0) for r in found["back"].collect()) == expected
         assert spark.conf.get("spark.sql.constraintPropagation.enabled") == "true"
         assert spark.conf.get("spark.sql.caseSensitive") == "false"
     finally:
