@@ -149,14 +149,17 @@ def test_the_users_session_gets_deltalogs_settings_per_query_and_keeps_its_own(s
 
 
 @pytest.mark.spark
-def test_quiet_runs_print_nothing_of_sparks(tmp_path):
+def test_a_non_activated_venv_runs_quietly(tmp_path):
+    """PATH without the driver's interpreter (PySpark's default worker Python is ``python3`` from PATH,
+    here the system's, without numpy or deltalog): the workers must run the driver's own Python."""
     (tmp_path / "facts").mkdir()
     (tmp_path / "facts" / "edge.tsv").write_text("1\t2\n2\t3\n")
     (tmp_path / "tc.dl").write_text("path(X, Y) :- edge(X, Y).\npath(X, Z) :- edge(X, Y), path(Y, Z).\n")
     result = subprocess.run([sys.executable, "-m", "deltalog", "run", str(tmp_path / "tc.dl"), "--facts",
                              str(tmp_path / "facts"), "--out", str(tmp_path / "out"), "--backend", "spark",
                              "--driver-memory", "1g", "--quiet"], capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "PYTHONPATH": str(SRC), "PYTHONWARNINGS": "ignore"})  # Python warnings: not Spark's
+                            env={**os.environ, "PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin",
+                                 "PYTHONWARNINGS": "ignore"})    # Python's own warnings: not Spark's log
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout == "" and result.stderr == ""
     assert (tmp_path / "out" / "path.tsv").read_text().count("\n") == 3
