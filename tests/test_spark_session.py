@@ -163,3 +163,14 @@ def test_a_non_activated_venv_runs_quietly(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout == "" and result.stderr == ""
     assert (tmp_path / "out" / "path.tsv").read_text().count("\n") == 3
+
+
+@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
+def test_without_java_the_cli_says_so(tmp_path, quiet):
+    (tmp_path / "tc.dl").write_text("p(X) :- q(X).\n")
+    result = subprocess.run([sys.executable, "-m", "deltalog", "run", str(tmp_path / "tc.dl"), "--out",
+                             str(tmp_path / "out"), "--backend", "spark", *quiet], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": str(SRC), "JAVA_HOME": "/nonexistent"})
+    assert result.returncode == 2
+    assert "error: Spark's JVM did not start" in result.stderr and "JAVA_HOME" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -65,6 +65,9 @@ def translate_any(exc: BaseException, context: str = "Spark failed") -> Deltalog
     known = translate(exc)
     if known is not None:
         return known
+    if "JAVA_GATEWAY_EXITED" in str(exc):
+        from deltalog.backends.spark.launch import JAVA_HINT
+        return SparkBackendError("Spark's JVM did not start (its messages are above)", notes=(JAVA_HINT,))
     if "Answer from Java side is empty" in str(exc) or "Connection refused" in str(exc):
         return SparkBackendError("the Spark driver's JVM died", notes=(OOM_HINT, TRACE_HINT))
     return SparkBackendError(f"{context}: {_message(exc)}", notes=(TRACE_HINT,))

@@ -16,6 +16,7 @@ import shlex
 import tempfile
 from pathlib import Path
 
+JAVA_HINT = "Spark 4 needs Java 17 or later: java on PATH, or JAVA_HOME"
 SUBMIT_FLAGS = {"--master": "spark.master", "--driver-memory": "spark.driver.memory",
                 "--executor-memory": "spark.executor.memory", "--name": "spark.app.name"}
 
@@ -83,7 +84,12 @@ def launch_quietly(settings: dict[str, str]) -> str:
     atexit.register(_remove, log)
     conf = SparkConf(loadDefaults=False).setAll(list(settings.items()))
     with os.fdopen(handle, "wb") as sink:
-        gateway = launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+        try:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+        except Exception as exc:     # the reason is in the log, which is removed at exit: show it
+            from deltalog.backends.spark.errors import SparkBackendError
+            said = Path(log).read_text(errors="replace").strip().splitlines()[-5:]
+            raise SparkBackendError("Spark's JVM did not start", notes=(*said, JAVA_HINT)) from exc
     SparkContext._ensure_initialized(gateway=gateway)
     return log
 
