@@ -42,6 +42,7 @@ class Cluster:
         self.workers: list[tuple[subprocess.Popen, int]] = []   # (process, web UI port)
         self.env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_MASTER_HOST": "127.0.0.1",
                     "SPARK_CONF_DIR": str(self.conf_dir), "SPARK_DAEMON_MEMORY": "256m",
+                    "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false",    # else it listens on 6066
                     "SPARK_LOG_DIR": str(workdir / "logs"), "SPARK_WORKER_DIR": str(workdir / "work")}
         self.port, self.ui_port = free_port(), free_port()
         self.url = f"spark://127.0.0.1:{self.port}"

@@ -41,16 +41,18 @@ def driver_env(cluster: Cluster, tmp: Path) -> dict[str, str]:
 
 
 def submit(cluster: Cluster, tmp: Path, *args: str, python: str = sys.executable, wait: float = 300,
-           watch=None) -> subprocess.CompletedProcess:
+           watch=None, conf: tuple[str, ...] = (), env: dict | None = None) -> subprocess.CompletedProcess:
     """The README's form: spark-submit --master spark://... deltalog/spark.py run ..."""
     import deltalog.spark
     command = [str(spark_home() / "bin" / "spark-submit"), "--master", cluster.url, "--driver-memory", "1g",
-               "--conf", "spark.executor.memory=1g", "--conf", f"spark.pyspark.python={python}",
+               "--conf", "spark.ui.enabled=false",
+               *[arg for c in conf or ("spark.executor.memory=1g",) for arg in ("--conf", c)],
+               "--conf", f"spark.pyspark.python={python}",
                "--conf", f"spark.pyspark.driver.python={sys.executable}",   # else the driver runs ``python``
                "--conf", "spark.eventLog.enabled=true", "--conf", f"spark.eventLog.dir={tmp}",
                "--conf", "spark.eventLog.rolling.enabled=false", "--conf", "spark.eventLog.compress=false",
                deltalog.spark.__file__, *args]
-    return run(command, driver_env(cluster, tmp), wait, watch)
+    return run(command, {**driver_env(cluster, tmp), **(env or {})}, wait, watch)
 
 
 def run(command: list[str], env: dict, wait: float, watch=None) -> subprocess.CompletedProcess:
@@ -115,8 +117,10 @@ from pyspark.sql import SparkSession
 from deltalog.errors import InputError
 from deltalog.spark import materialise
 spark = (SparkSession.builder.master(sys.argv[1]).config("spark.driver.memory", "1g")
-         .config("spark.executor.memory", "1g").config("spark.pyspark.python", sys.executable).getOrCreate())
-edges = spark.createDataFrame([(c * 1000 + i, c * 1000 + i + 1) for c in range(3) for i in range(5)], "a long, b long")
+         .config("spark.ui.enabled", "false").config("spark.executor.memory", "1g")
+         .config("spark.pyspark.python", sys.executable).getOrCreate())
+edges = spark.createDataFrame([(c * 1000 + i, c * 1000 + i + 1) for c in range(3) for i in range(5)],
+                              "a long, b long")
 try:
     materialise(spark, sys.argv[2], {"edge": edges})
     print("no error without a checkpoint directory", file=sys.stderr)
@@ -156,6 +160,20 @@ def test_executors_without_numpy_fail_fast_with_the_fix(cluster, tmp_path):
     assert "--archives" in said and "Traceback" not in said
     assert time.monotonic() - started < 120
     assert not (tmp_path / "out").exists()
+
+
+def test_a_cluster_that_cannot_run_the_application_fails_in_seconds(cluster, tmp_path):
+    """Executors of 4 GB on workers of 1 GB are never granted: without the start-up check's time limit
+    the run would wait for them forever ("Initial job has not accepted any resources")."""
+    program = chains(tmp_path / "facts", chains=1, length=3)
+    started = time.monotonic()
+    result = submit(cluster, tmp_path, "run", str(program), "--facts", str(tmp_path / "facts"), "--out",
+                    str(tmp_path / "out"), "--quiet", conf=("spark.executor.memory=4g",),
+                    env={"DELTALOG_SPARK_PROBE_TIMEOUT": "15"}, wait=180)
+    said = result.stdout + result.stderr
+    assert result.returncode == 2, said[-3000:]
+    assert "error: no executor ran deltalog's start-up check within 15 s" in said and "Traceback" not in said
+    assert time.monotonic() - started < 120
 
 
 def test_a_worker_lost_mid_run_is_survived(cluster, tmp_path):
