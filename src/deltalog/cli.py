@@ -47,7 +47,8 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
     spark = command.add_argument_group("Spark backend (--backend spark)")
     spark.add_argument("--master", help="Spark master URL (default: spark-submit's or spark-defaults.conf's, "
                        "else local[2])")
-    spark.add_argument("--driver-memory", help="JVM heap of the Spark driver, e.g. 8g (default 4g)")
+    spark.add_argument("--driver-memory", help="JVM heap of the Spark driver, e.g. 8g (default: the user's "
+                       "Spark settings, else 4g)")
     spark.add_argument("--checkpoint-dir", help="reliable checkpoints in this directory, shared by every node "
                        "(default on clusters: spark.checkpoint.dir, else next to --out); removed at the end")
     spark.add_argument("--offload-rows", type=int, help="run strata whose inputs hold at most this many rows "
