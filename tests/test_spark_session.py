@@ -115,6 +115,18 @@ def test_a_given_checkpoint_directory_is_removed_at_close(spark, tmp_path):
 
 
 @pytest.mark.spark
+def test_a_users_local_session_runs_workers_with_the_drivers_python(spark, monkeypatch):
+    from deltalog.backends.spark.backend import SparkBackend
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    monkeypatch.setattr(spark.sparkContext, "pythonExec", "python3")      # PySpark's default
+    SparkBackend(spark)
+    assert spark.sparkContext.pythonExec == sys.executable
+    monkeypatch.setenv("PYSPARK_PYTHON", "/opt/chosen/python")            # the user's choice stays
+    SparkBackend(spark)
+    assert spark.sparkContext.pythonExec == "/opt/chosen/python"
+
+
+@pytest.mark.spark
 def test_large_arrow_tables_travel_in_small_partitions(spark):
     from deltalog.backends.spark.transfer import PARTITION_BYTES, arrow_frame
     rows = 200_000

@@ -63,10 +63,12 @@ def package_zip(cache: Path | None = None) -> Path:
 
 
 def prepare(spark) -> None:
-    """Make deltalog importable on a cluster's executors and check it once per application."""
-    from deltalog.backends.spark.session import configured_python, is_local
+    """Make deltalog importable on the executors (a local master's workers run the driver's Python unless
+    the user chose one; a cluster's get the package zip) and check it once per application."""
+    from deltalog.backends.spark.session import configured_python, is_local, use_worker_python
     import sys
     sc = spark.sparkContext
+    use_worker_python(sc)       # also for a user's session: PySpark's default is ``python3`` from PATH
     if sc.applicationId in _checked:
         return
     if not is_local(sc.master):
