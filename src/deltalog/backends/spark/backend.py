@@ -18,8 +18,7 @@ from deltalog.backends.spark.expressions import column
 from deltalog.backends.spark.relation import SparkRelation
 from deltalog.backends.spark.checkpoints import choose as choose_checkpoints
 from deltalog.backends.spark.executors import prepare as prepare_executors
-from deltalog.backends.spark.session import (created_by_deltalog, get_session, required_settings,
-                                             with_required_settings)
+from deltalog.backends.spark.session import created_by_deltalog, get_session, with_required_settings
 from deltalog.backends.spark.transfer import arrow_frame
 
 
@@ -40,7 +39,7 @@ class SparkBackend:
                  checkpoint_near: str | None = None, quiet: bool = False) -> None:
         self.spark = spark or get_session(master=master, driver_memory=driver_memory, quiet=quiet)
         self.own_settings = spark is None and created_by_deltalog(self.spark)
-        with required_settings(self.spark), translated():
+        with translated():
             prepare_executors(self.spark)
         self.checkpoints = choose_checkpoints(self.spark, mode=checkpoint, directory=checkpoint_dir,
                                               near=checkpoint_near, owns_session=self.own_settings)
