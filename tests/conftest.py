@@ -43,7 +43,7 @@ def backend_name(request) -> str:
 def spark():
     """The test process's one SparkSession (created on first use, shared by every Spark test)."""
     from deltalog.backends.spark.session import get_session
-    return get_session(master="local[2]")
+    return get_session(master="local[2]", config={"spark.ui.enabled": "false"})   # no UI port per test process
 
 
 def pytest_collection_modifyitems(config, items):

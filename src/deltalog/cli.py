@@ -75,9 +75,12 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
                          "IRI<TAB>predicate (implies --rdf-predicates; other properties are named automatically)")
     command.add_argument("--backend", default="local", choices=("local", "spark"), help="execution backend")
     spark = command.add_argument_group("Spark backend (--backend spark)")
-    spark.add_argument("--master", help="Spark master URL (default local[2])")
-    spark.add_argument("--driver-memory", help="JVM heap of the Spark driver, e.g. 8g (default 4g)")
-    spark.add_argument("--checkpoint-dir", help="use reliable checkpoints in this directory (for clusters)")
+    spark.add_argument("--master", help="Spark master URL (default: spark-submit's or spark-defaults.conf's, "
+                       "else local[2])")
+    spark.add_argument("--driver-memory", help="JVM heap of the Spark driver, e.g. 8g (default: the user's "
+                       "Spark settings, else 4g)")
+    spark.add_argument("--checkpoint-dir", help="reliable checkpoints in this directory, shared by every node "
+                       "(default on clusters: spark.checkpoint.dir, else next to --out); removed at the end")
     spark.add_argument("--offload-rows", type=int, help="run strata whose inputs hold at most this many rows "
                        "on the driver's embedded backend (default 2,000,000; 0: never)")
     checks = command.add_argument_group("checks and limits")
@@ -118,13 +121,37 @@ def _dispatch(args) -> int:
         return {**COMMANDS, **STORE_COMMANDS}[args.command](args)
     except DeltalogError as error:
         print(error.render(_source_of(error)), file=sys.stderr)
+        _trace(args, error.__cause__)
     except MemoryError:   # outside a rule evaluation (those are OutOfMemoryError, with the rule)
         print("error: out of memory", file=sys.stderr)
     except RecursionError:
         print("error: the program is nested too deeply to evaluate", file=sys.stderr)
     except OSError as error:
         print(f"error: {error}", file=sys.stderr)
+    except Exception as error:
+        failure = _backend_failure(error)
+        if failure is None:
+            raise
+        print(failure.render(), file=sys.stderr)
+        _trace(args, error)
+    finally:
+        if getattr(args, "spark_backend", None) is not None:
+            args.spark_backend.close()      # its checkpoint files
     return EXIT_USER_ERROR
+
+
+def _backend_failure(error: Exception) -> DeltalogError | None:
+    """A Spark failure no backend call translated, as a deltalog error (never a Py4J dump)."""
+    if "pyspark" not in sys.modules:
+        return None
+    from deltalog.backends.spark.errors import is_spark_failure, translate_any
+    return translate_any(error) if is_spark_failure(error) else None
+
+
+def _trace(args, error: BaseException | None) -> None:
+    if error is not None and getattr(args, "verbose", 0):
+        import traceback
+        traceback.print_exception(error, file=sys.stderr)
 
 
 def _source_of(error: DeltalogError) -> str | None:
@@ -167,8 +194,10 @@ def _backend(args):
     if args.backend != "spark":
         return args.backend
     from deltalog.backends.spark.backend import SparkBackend
-    return SparkBackend(master=args.master, driver_memory=args.driver_memory, checkpoint_dir=args.checkpoint_dir,
-                        checkpoint="reliable" if args.checkpoint_dir else "local")
+    args.spark_backend = SparkBackend(master=args.master, driver_memory=args.driver_memory,
+                                      checkpoint_dir=args.checkpoint_dir, checkpoint_near=getattr(args, "out", None),
+                                      quiet=getattr(args, "quiet", False))
+    return args.spark_backend
 
 
 def _offload(args):

@@ -16,26 +16,43 @@ from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.execute import BROADCAST_ROWS, Context, frame, input_size, names_of, values_table
 from deltalog.backends.spark.expressions import column
 from deltalog.backends.spark.relation import SparkRelation
-from deltalog.backends.spark.session import get_session
+from deltalog.backends.spark.checkpoints import choose as choose_checkpoints
+from deltalog.backends.spark.executors import prepare as prepare_executors
+from deltalog.backends.spark.session import created_by_deltalog, get_session, with_required_settings
+from deltalog.backends.spark.transfer import arrow_frame
 
 
+@with_required_settings
 class SparkBackend:
-    """Runs plans as PySpark DataFrame operations; ``checkpoint`` is ``local`` (fast) or ``reliable``."""
+    """Runs plans as PySpark DataFrame operations.
+
+    ``spark``: a session to work in (the user's: deltalog applies the SQL settings it needs around each
+    call and restores them); else one is started (``session.get_session``). ``checkpoint``: ``local``,
+    ``reliable``, or None to choose by master (``checkpoints.choose``); ``checkpoint_near``: a location
+    (the output) next to which a checkpoint directory may be made. ``close()`` removes what it wrote.
+    """
 
     name = "spark"
 
-    def __init__(self, spark=None, *, master: str | None = None, checkpoint: str = "local",
-                 checkpoint_dir: str | None = None, driver_memory: str | None = None) -> None:
-        if checkpoint not in ("local", "reliable"):
-            raise ValueError(f"checkpoint must be 'local' or 'reliable', not {checkpoint!r}")
-        self.spark = spark or get_session(master=master, driver_memory=driver_memory, checkpoint_dir=checkpoint_dir)
-        if checkpoint == "reliable" and not self.spark.sparkContext.getCheckpointDir():
-            raise InputError("reliable checkpoints need a checkpoint directory (--checkpoint-dir)")
-        self.checkpoint_mode = checkpoint
+    def __init__(self, spark=None, *, master: str | None = None, checkpoint: str | None = None,
+                 checkpoint_dir: str | None = None, driver_memory: str | None = None,
+                 checkpoint_near: str | None = None, quiet: bool = False) -> None:
+        self.spark = spark or get_session(master=master, driver_memory=driver_memory, quiet=quiet)
+        self.own_settings = spark is None and created_by_deltalog(self.spark)
+        with translated():
+            prepare_executors(self.spark)
+        self.checkpoints = choose_checkpoints(self.spark, mode=checkpoint, directory=checkpoint_dir,
+                                              near=checkpoint_near, owns_session=self.own_settings)
+        self.checkpoint_mode = self.checkpoints.mode
         self._relations: dict[str, SparkRelation] = {}
         self._distinct: dict[tuple[str, tuple[int, ...]], tuple[int, int]] = {}
         self.broadcast_rows = BROADCAST_ROWS
         self.actions = 0   # Spark jobs this backend asked for (checkpoints, collects): what a round costs
+
+    def close(self) -> None:
+        """Remove the checkpoint files this backend created (its relations are unusable afterwards)."""
+        self.checkpoints.close(self.spark)
+        self._relations.clear()
 
     # ---- relations -------------------------------------------------------------------------------
 
@@ -173,7 +190,7 @@ class SparkBackend:
             target.add_chunk(self.spark.createDataFrame(unique), unique.num_rows, generation)
             return unique.num_rows
         with translated():
-            rows = self.spark.createDataFrame(table)
+            rows = arrow_frame(self.spark, table)
         return store.insert(self, target, rows, generation, None, table.num_rows)
 
     def export_rows(self, *, relation: str, since: int = 0, until: int | None = None) -> pa.Table:
