@@ -7,13 +7,20 @@ Statistics are fake and fixed (``FixedStats``), so the plans do not depend on a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import pytest
 
 from deltalog.analysis.program import analyse
-from deltalog.plan.rules import FULL, View, instance_counts, rule_plan
-from deltalog.syntax import parse
+from deltalog.api import Reasoner
+from deltalog.plan import ir
+from deltalog.plan.greedy import GreedyPlanner, atom_source
+from deltalog.plan.query import BodyQuery, InView, Planner, start_at
+from deltalog.plan.rules import (FULL, View, body_query, head_projection, instance_counts, instance_variables,
+                                 plan_body, rule_plan)
+from deltalog.plan.walk import walk
+from deltalog.syntax import parse, parse_file
 
 
 @dataclass
@@ -244,3 +251,80 @@ Project[c0=G, c1=T]
         Project[G=G, P=P, S=S]
           Scan score(G, P, S) gen[0:)
     Scan group(G) gen[0:)"""
+
+
+# ---- the planner seam ------------------------------------------------------------------------------
+
+class RecordingPlanner(Planner):
+    """A plug-in planner: records the queries it is asked, plans them greedily."""
+
+    def __init__(self) -> None:
+        self.queries: list[BodyQuery] = []
+        self.greedy = GreedyPlanner()
+
+    def plan(self, query: BodyQuery, stats) -> ir.Node:
+        self.queries.append(query)
+        return self.greedy.plan(query, stats)
+
+
+def test_a_reasoning_plans_with_its_own_planner():
+    reasoner = Reasoner("edge(1, 2). edge(2, 3). edge(3, 4).\n"
+                        "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).")
+    reasoner.reasoning.planner = planner = RecordingPlanner()
+    reasoner.materialise()
+    assert len(reasoner.relation("path")) == 6
+    assert any(q.first is not None for q in planner.queries)   # the seminaive rounds start at the delta
+
+
+def test_rule_plan_is_the_body_query_planned_and_projected():
+    info = rule(PC)
+    query = start_at(body_query(info, [FULL, FULL, (5, 6), (0, 6)]), 2)
+    assert str(query) == """\
+body cw(X, Z1) gen[0:)
+body ca(X, Z2) gen[0:)
+body pc(Z1, Y) gen[5:6) (first)
+body pc(Z2, Y) gen[0:6)
+needed X, Y"""
+    direct = head_projection(plan_body(query, PC_STATS), info.head)
+    assert direct == rule_plan(info, [FULL, FULL, (5, 6), (0, 6)], PC_STATS, first=2)
+
+
+def test_instance_variables_are_every_binding_variable():
+    assert instance_variables(rule("q(X) :- e(X, Y), Z = Y + 1, not f(X, W).")) == ("X", "Y", "Z")
+    assert instance_variables(rule("n(G, C) :- g(G), C = count : { s(G, P) }.")) == ("C", "G")
+
+
+PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*/program.dl"))
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p.parent.name for p in PROGRAMS])
+def test_every_seminaive_variant_starts_at_its_delta(program):
+    """Whatever the sizes, the leftmost scan of a variant's plan reads the delta window."""
+    stats = FixedStats({}, delta=10**6)   # the delta is the largest relation
+    for info in analyse(parse_file(program)).rules:
+        n = len(info.positive)
+        for i in range(n):
+            windows = [(0, 5) if j < i else (5, 6) if j == i else (0, 6) for j in range(n)]
+            leftmost = next(s for s in walk(rule_plan(info, windows, stats, first=i)) if isinstance(s, ir.Scan))
+            assert (leftmost.relation, leftmost.since, leftmost.until) == (info.positive[i].predicate, 5, 6)
+
+
+class SmallestFirst(GreedyPlanner):
+    """The example of docs/design.md, "Planner seam"."""
+
+    def plan(self, query, stats):
+        if query.first is None and query.sources:
+            sizes = [atom_source(s.atom, s.view, stats).rows if isinstance(s, InView) else 1
+                     for s in query.sources]
+            query = replace(query, first=sizes.index(min(sizes)))
+        return super().plan(query, stats)
+
+
+def test_the_design_doc_planner_plugs_in():
+    program = (Path(__file__).parent / "programs" / "example1_stratified_negation" / "program.dl").read_text()
+    facts = "r(1, 2). r(2, 3). s(3, 4). a(3). b(1).\n"
+    plain, custom = Reasoner(facts + program), Reasoner(facts + program)
+    custom.reasoning.planner = SmallestFirst()
+    plain.materialise(), custom.materialise()
+    for p in ("t", "b"):
+        assert sorted(custom.relation(p).rows()) == sorted(plain.relation(p).rows())
