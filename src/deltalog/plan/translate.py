@@ -1,4 +1,4 @@
-"""AST to IR: terms and expressions, one small function per AST node (``functools.singledispatch``).
+"""AST to IR: terms, and expressions with one small function per AST node (``functools.singledispatch``).
 
 >>> from deltalog.syntax.ast import BinaryOp, Constant, Variable
 >>> print(expression(BinaryOp("*", Variable("P"), Constant(2, "int"))))
@@ -55,33 +55,17 @@ def _(e: Call) -> ir.Expr:
     return ir.Func(e.function, tuple(expression(a) for a in e.args))
 
 
-@singledispatch
 def variables_of(e) -> set[str]:
-    """Variables of an atom, expression, comparison or assignment (none for anything else)."""
+    """Variables of an atom, expression, comparison or assignment (none for anything else).
+    (Plain isinstance tests: planners call this in their inner loops, where dispatch costs show.)"""
+    if isinstance(e, Atom):
+        return {t.name for t in e.terms if isinstance(t, Variable)}
+    if isinstance(e, Variable):
+        return {e.name}
+    if isinstance(e, (BinaryOp, Comparison)):
+        return variables_of(e.left) | variables_of(e.right)
+    if isinstance(e, Call):
+        return set().union(*(variables_of(a) for a in e.args))
+    if isinstance(e, Assignment):
+        return variables_of(e.expr) | {e.variable.name}
     return set()
-
-
-@variables_of.register
-def _(e: Variable) -> set[str]:
-    return {e.name}
-
-
-@variables_of.register
-def _(e: Atom) -> set[str]:
-    return {t.name for t in e.terms if isinstance(t, Variable)}
-
-
-@variables_of.register(BinaryOp)
-@variables_of.register(Comparison)
-def _(e) -> set[str]:
-    return variables_of(e.left) | variables_of(e.right)
-
-
-@variables_of.register
-def _(e: Call) -> set[str]:
-    return set().union(*(variables_of(a) for a in e.args))
-
-
-@variables_of.register
-def _(e: Assignment) -> set[str]:
-    return variables_of(e.expr) | {e.variable.name}
