@@ -1,4 +1,4 @@
-"""Ordering a rule body's joins by cardinality estimates, left-deep with early semi-joins.
+"""Ordering a rule body's joins by cardinality estimates, left-deep with early semi-joins (GreedyPlanner).
 
 Starting from one source (the delta atom in seminaive rounds), each step either
 - semi-joins a source whose variables are all bound already (an existence check, no expansion),
