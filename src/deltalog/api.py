@@ -169,6 +169,7 @@ class Reasoner:
             for relation in self._stores(predicate):
                 stored = self.backend.load_frame(relation=relation, data=frame, generation=FACTS_GENERATION,
                                                   tagged=ready[predicate])
+            self.loaded.setdefault(predicate, []).append(source)   # (diagnostics: it has facts)
             added += stored
         return added
 
