@@ -125,13 +125,6 @@ class Update:
         self.scratch.clear()
 
 
-def head_scan(info: RuleInfo, view: View) -> ir.Scan:
-    """The rule's head atom read in a view, renamed to c0..ck (for set operations on head tuples)."""
-    names = tuple(f"c{i}" for i in range(info.head.arity))
-    return ir.Scan(view.relation or info.head.predicate, tuple(ir.Col(n) for n in names), view.since,
-                   view.until, None, view.visible, view.deleted)
-
-
 def tuples_of(relation: str, arity: int, view: View | None = None, names: tuple[str, ...] | None = None) -> ir.Scan:
     """All tuples of a stored relation in a view, columns c0..ck (or ``names``)."""
     view = view or View()
