@@ -56,15 +56,15 @@ class PhaseStats:
 
 @dataclass
 class Stats:
-    rules: dict[int, RuleStats] = field(default_factory=dict)
+    rules: dict[str, RuleStats] = field(default_factory=dict)   # by rule id (analysis/identity.py)
     strata: list[StratumStats] = field(default_factory=list)
     phases: dict[str, PhaseStats] = field(default_factory=dict)
     seconds: float = 0.0
 
     def rule(self, info: RuleInfo) -> RuleStats:
-        found = self.rules.get(info.index)
+        found = self.rules.get(info.id)
         if found is None:
-            found = self.rules[info.index] = RuleStats(info.label)
+            found = self.rules[info.id] = RuleStats(info.label)
         return found
 
 
@@ -141,12 +141,12 @@ class Reasoning:
             self.budget.charge(derived, f"{info.label}: {info.rule}")
 
     def record_metrics(self, metrics: dict[str, int], phase: str | None, facts: int, seconds: float) -> None:
-        """Credit the rule instances a plan's labelled projections counted (``rule:i`` rows) to each
+        """Credit the rule instances a plan's labelled projections counted (``rule:<id>`` rows) to each
         rule and to the phase: for plans that mix several rules (Counting's counter updates)."""
         total = 0
         for label, rows in metrics.items():
-            if label.startswith("rule:"):
-                self.stats.rule(self.program.rules[int(label[5:])]).instances += rows
+            if label.startswith(RULE_LABEL_PREFIX):
+                self.stats.rule(self.program.rules_by_id[label[len(RULE_LABEL_PREFIX):]]).instances += rows
                 total += rows
         self.record_phase(phase, total, facts, seconds)
 
@@ -160,6 +160,9 @@ class Reasoning:
         entry.evaluations += 1
 
 
+RULE_LABEL_PREFIX = "rule:"
+
+
 def rule_label(info: RuleInfo) -> str:
-    """The metrics label a rule's head projection carries (rows there = rule instances)."""
-    return f"rule:{info.index}"
+    """The metrics label a rule's head projection carries (rows there = rule instances), by rule id."""
+    return RULE_LABEL_PREFIX + info.id
