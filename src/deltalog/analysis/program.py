@@ -10,6 +10,7 @@ from typing import Iterable, Mapping
 from deltalog.analysis.declarations import check_declarations, check_facts, check_heads
 from deltalog.analysis.graph import DependencyGraph, build_graph
 from deltalog.analysis.identity import base_id, rule_ids
+from deltalog.analysis.modules import ModuleChoice
 from deltalog.analysis.normalise import atom_variables, normalise_assignments, resolve_equalities
 from deltalog.analysis.safety import body_variables, check_safety, literal_variables, negation_locals
 from deltalog.analysis.types import check_arities, check_functions, check_types, rule_body_atoms
@@ -87,6 +88,7 @@ class Stratum:
     predicates: frozenset[str]  # head predicates of this stratum
     recursive: tuple[RuleInfo, ...]  # some positive body atom's predicate is in this stratum
     nonrecursive: tuple[RuleInfo, ...]
+    modules: tuple[ModuleChoice, ...] = ()  # the split of ``recursive`` into 003's modules (analysis/modules.py)
 
     @property
     def rules(self) -> tuple[RuleInfo, ...]:
