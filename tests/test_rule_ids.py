@@ -1,8 +1,11 @@
 """Stable rule identities (analysis/identity.py): independent of position, label wins, content-sensitive."""
 
 from deltalog.api import Reasoner
+import json
+
 from deltalog.analysis import analyse
 from deltalog.analysis.identity import compare_rules
+from deltalog.store import layout
 from deltalog.syntax.parser import parse
 
 TC = "path(X, Y) :- edge(X, Y).\npath(X, Z) :- edge(X, Y), path(Y, Z).\n"
@@ -50,3 +53,11 @@ def test_compare_rules_maps_a_changed_rule_set_onto_the_old_one():
     change = compare_rules(old, new)
     assert len(change.kept) == 3 and len(change.added) == 1 and len(change.removed) == 1
     assert change.unchanged_predicates == {"path", "q"}
+
+
+def test_the_store_records_the_rule_ids(tmp_path):
+    r = Reasoner("base: " + TC + "edge(1, 2).")
+    r.save(tmp_path / "store")
+    snapshot, version, _ = layout.read_pointer(tmp_path / "store")
+    manifest = json.loads((tmp_path / "store" / snapshot / layout.manifest_name(version)).read_text())
+    assert manifest["rules"] == [info.id for info in r.analysed.rules] and manifest["rules"][0] == "base"

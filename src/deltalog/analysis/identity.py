@@ -74,7 +74,8 @@ def unchanged_predicates(old: AnalysedProgram, new: AnalysedProgram) -> set[str]
     for stratum in new.strata:
         ids = frozenset(i.id for i in stratum.rules)
         same_rules = all(old_rules.get(p) == ids for p in stratum.predicates)
-        reads = {a.predicate for i in stratum.rules for lit in i.rule.body for a in literal_atoms(lit)} - set(stratum.predicates)
+        reads = {a.predicate for i in stratum.rules for lit in i.rule.body for a in literal_atoms(lit)}
+        reads -= set(stratum.predicates)
         if same_rules and all(p in unchanged or p not in new.idb and p not in old.idb for p in reads):
             unchanged |= set(stratum.predicates)
     return unchanged

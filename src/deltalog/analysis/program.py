@@ -50,15 +50,15 @@ class RuleInfo:
     assignments: tuple[Assignment, ...]  # BINDs, each only using variables bound before it
     aggregates: tuple[Aggregate, ...]
     existential_negative_variables: frozenset[str] = frozenset()
-    id: str = ""  # stable identity (analysis/identity.py): the label, else a content hash; keys stats and counters
+    id: str = ""  # stable identity (analysis/identity.py): label, else content hash; keys stats, metrics, store
 
     @classmethod
-    def from_rule(cls, index: int, rule: Rule, id: str = "") -> RuleInfo:
+    def from_rule(cls, index: int, rule: Rule, identity: str = "") -> RuleInfo:
         positive, negative, filters, assignments, aggregates = split_body(rule.body)
         has_negation = any(isinstance(lit, (Negation, Aggregate)) for lit in rule.body)
         locals_ = negation_locals(rule) if has_negation else frozenset()
         return cls(index, rule, rule.head, positive, negative, filters, assignments, aggregates, locals_,
-                   id or base_id(rule))
+                   identity or base_id(rule))
 
     @property
     def bound_variables(self) -> frozenset[str]:
