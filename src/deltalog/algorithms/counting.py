@@ -114,8 +114,8 @@ def store_counts(update: Update, predicate: str, iteration: int, changes: list[i
     update.backend.clear(relation=staged)   # (a row staged for another iteration must not hide an equal one)
     update.backend.insert(relation=staged, plan=with_iteration(nonzero(summed([current, change], arity)), arity,
                                                                iteration), generation=generation)
-    update.backend.insert(relation=fact_set(update, Role.TOUCHED, predicate), plan=ir.Project(change, tuple((k, ir.Col(k)) for k in key)),
-                          generation=generation)
+    update.backend.insert(relation=fact_set(update, Role.TOUCHED, predicate), generation=generation,
+                          plan=ir.Project(change, tuple((k, ir.Col(k)) for k in key)))
     update.backend.delete(relation=relation, plan=with_iteration(current, arity, iteration), generation=generation)
     update.backend.insert(relation=relation, plan=tuples_of(staged, arity + 2), generation=update.reasoning.tick())
 
@@ -191,7 +191,7 @@ def count_iteration(update: Update, stratum: Stratum, iteration: int, window: in
     """N_i := Π_r^s[I : Δ], counted per rule instance, for the old facts."""
     old = update.views.old
     facts_so_far = {p: fact_set(update, Role.TRACE_FACTS, p) for p in stratum.predicates}
-    whole = lambda a: View(relation=facts_so_far[a.predicate]) if a.predicate in stratum.predicates else old  # noqa: E731
+    whole = lambda a: View(relation=facts_so_far[a.predicate]) if a.predicate in facts_so_far else old  # noqa: E731
     delta = lambda a: View(window, window + 1, relation=facts_so_far[a.predicate])  # noqa: E731
     parts: dict[str, list[ir.Node]] = {}
     for info in stratum.recursive:
