@@ -74,11 +74,17 @@ def _names(predicates: tuple[str, ...], most: int = 3) -> str:
     return shown + (f" and {len(predicates) - most} more" if len(predicates) > most else "")
 
 
+def rules_in_program_order(reasoner, summary) -> list:
+    """(position in the program, statistics) of every rule that ran; statistics are keyed by rule id."""
+    stats = summary.stats.rules
+    return [(info.index, stats[info.id]) for info in reasoner.analysed.rules if info.id in stats]
+
+
 def stats_dict(reasoner, summary) -> dict:
     """The --stats numbers as plain data (``--stats --json``)."""
     rules = [{"rule": r.label, "text": str(reasoner.program.rules[i]), "evaluations": r.evaluations,
               "instances": r.instances, "derived": r.derived, "seconds": round(r.seconds, 6)}
-             for i, r in sorted(summary.stats.rules.items())]
+             for i, r in rules_in_program_order(reasoner, summary)]
     strata = [{"stratum": s.index, "predicates": list(s.predicates), "rounds": s.rounds, "derived": s.derived,
                "seconds": round(s.seconds, 6)} for s in summary.stats.strata]
     return {"derived": summary.derived, "seconds": round(summary.seconds, 6), "facts": reasoner.fact_count(),
@@ -103,7 +109,7 @@ def print_stats(reasoner, summary) -> None:
     rules = Table(title="rules")
     for column in ("rule", "evaluations", "instances", "facts derived", "seconds"):
         rules.add_column(column, justify="right" if column != "rule" else "left")
-    for index, r in sorted(summary.stats.rules.items()):
+    for index, r in rules_in_program_order(reasoner, summary):
         rules.add_row(f"{r.label}: {reasoner.program.rules[index]}", str(r.evaluations), f"{r.instances:,}",
                       f"{r.derived:,}", f"{r.seconds:.3f}")
     console.print(strata)

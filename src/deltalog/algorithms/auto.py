@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deltalog.algorithms.update import ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, predicates_read
 from deltalog.analysis.program import AnalysedProgram, RuleInfo
 from deltalog.plan.rules import View, variables_of
+from deltalog.reasoning.update import Update, predicates_read
+from deltalog.reasoning.workspace import Role, explicit_relation
 
 REMAT_FRACTION = 0.001
 """Past this fraction of the explicit facts changed *upstream of a generative recursive rule*,
@@ -82,11 +83,10 @@ def choose_automatically(update: Update) -> str:
 
 def staged_changes(update: Update) -> tuple[dict[str, int], dict[str, int]]:
     """Explicit facts really added and really deleted (after normalisation), per predicate."""
-    sides: dict[str, dict[str, int]] = {ADD_PREFIX: {}, DELETE_PREFIX: {}}
-    for name in update.scratch:
-        if name[0] in sides and ":" not in name and (n := update.count(name, View())):
-            sides[name[0]][name[1:]] = n
-    return sides[ADD_PREFIX], sides[DELETE_PREFIX]
+    workspace = update.workspace
+    added, deleted = ({p: n for p in workspace.predicates(role) if (n := update.count(workspace.get(role, p), View()))}
+                      for role in (Role.ADDED, Role.DELETED))
+    return added, deleted
 
 
 def explicit_facts(update: Update) -> int:

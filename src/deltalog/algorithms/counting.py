@@ -33,21 +33,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deltalog.algorithms.dred import refuse_recursive_aggregates
-from deltalog.algorithms.context import rule_label
 from deltalog.algorithms.dredc import (columns, explicit_changes, insert_counts, negated, net_changes, nonzero,
                                        old_explicit, rule_changes, rule_counts, stored_rows_for, summed)
-from deltalog.algorithms.update import Update, lower_changes, tuples_of
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan, term, variables_of
+from deltalog.reasoning.context import rule_label
+from deltalog.reasoning.update import Update, lower_changes, tuples_of
+from deltalog.reasoning.workspace import Counters, Role
 from deltalog.syntax.ast import Atom, Constant, Variable
 
-COUNTER_SUFFIX = "#counting"
 OTHER = {"o": "n", "n": "o"}
+RUN = {"o": Role.OLD_RUN, "n": Role.NEW_RUN}              # I_x
+ONLY = {"o": Role.ONLY_OLD, "n": Role.ONLY_NEW}           # I_x \ I_y
+STARTS = {"o": Role.OLD_STARTS, "n": Role.NEW_STARTS}     # Y_x := (Δ_x ∩ I_y) \ Δ_y
+RUN_ROLES = (Role.OLD_RUN, Role.NEW_RUN, Role.ONLY_OLD, Role.ONLY_NEW, Role.OLD_STARTS, Role.NEW_STARTS, Role.TOUCHED)
 
 
 def counter_relation(predicate: str) -> str:
-    return predicate + COUNTER_SUFFIX
+    return Counters.TRACE.relation(predicate)
+
+
+def fact_set(update: Update, role: Role, predicate: str) -> str:
+    """The update's scratch set of ``role`` for one predicate (fact columns), created on first use."""
+    return update.workspace.relation(role, predicate, arity_of(update, predicate))
 
 
 def counting_stratum(update: Update, stratum: Stratum) -> None:
@@ -58,8 +67,8 @@ def counting_stratum(update: Update, stratum: Stratum) -> None:
     lost, gained = lower_changes(update, stratum, stratum.recursive)
     run = Runs(update, stratum, old_trace(update), frozenset(lost), frozenset(gained))
     for p in stratum.predicates:
-        for name in ("#Io", "#In", "#Ion", "#Ino", "#Yo", "#Yn", "#touched"):
-            update.scratch_relation(f"{name}:{p}", arity_of(update, p))
+        for role in RUN_ROLES:
+            fact_set(update, role, p)
     maintain_trace(run)
     store_facts(update, stratum)
 
@@ -101,12 +110,12 @@ def store_counts(update: Update, predicate: str, iteration: int, changes: list[i
     key, generation = columns(arity), update.reasoning.tick()
     change = net_changes(update, predicate, arity, changes, generation)
     current = stored_rows_for(counters(update, predicate, iteration), change, key)
-    staged = update.scratch_relation(f"#counts:{predicate}", arity + 2)
+    staged = update.workspace.relation(Role.STAGED_COUNTS, predicate, arity + 2)
     update.backend.clear(relation=staged)   # (a row staged for another iteration must not hide an equal one)
     update.backend.insert(relation=staged, plan=with_iteration(nonzero(summed([current, change], arity)), arity,
                                                                iteration), generation=generation)
-    update.backend.insert(relation=f"#touched:{predicate}", plan=ir.Project(change, tuple((k, ir.Col(k)) for k in key)),
-                          generation=generation)
+    update.backend.insert(relation=fact_set(update, Role.TOUCHED, predicate), generation=generation,
+                          plan=ir.Project(change, tuple((k, ir.Col(k)) for k in key)))
     update.backend.delete(relation=relation, plan=with_iteration(current, arity, iteration), generation=generation)
     update.backend.insert(relation=relation, plan=tuples_of(staged, arity + 2), generation=update.reasoning.tick())
 
@@ -156,33 +165,34 @@ def count_trace(update: Update, stratum: Stratum) -> None:
     for p in sorted(stratum.predicates):
         arity = arity_of(update, p)
         update.backend.create_relation(relation=counter_relation(p), arity=arity + 2)
-        update.scratch_relation(f"#Ib:{p}", arity)
+        fact_set(update, Role.TRACE_FACTS, p)
         parts = [old_explicit(update, p, v.old)]
         parts += [rule_counts(update, info, v.old) for info in stratum.nonrecursive if info.head.predicate == p]
         insert_counts(update, counter_relation(p), with_iteration(summed(parts, arity), arity, 1), generation,
                       "counting (trace)")
     iteration = 1
-    while (window := grow(update, stratum, "#Ib", iteration, View())) is not None:
+    while (window := grow(update, stratum, Role.TRACE_FACTS, iteration, View())) is not None:
         iteration += 1
         count_iteration(update, stratum, iteration, window)
 
 
-def grow(update: Update, stratum: Stratum, run: str, iteration: int, trace: View) -> int | None:
+def grow(update: Update, stratum: Stratum, run: Role, iteration: int, trace: View) -> int | None:
     """Δ := N_i \\ I; I := I ∪ Δ (Δ stored in the run's relations at a new generation, returned; None if Δ = ∅)."""
     generation = update.reasoning.tick()
     for p in sorted(stratum.predicates):
         plan = facts(counters(update, p, iteration, trace), arity_of(update, p))
-        update.backend.insert(relation=f"{run}:{p}", plan=plan, generation=generation)
+        update.backend.insert(relation=fact_set(update, run, p), plan=plan, generation=generation)
     window = View(generation, generation + 1)
-    return generation if any(update.count(f"{run}:{p}", window) for p in stratum.predicates) else None
+    return generation if any(update.count(fact_set(update, run, p), window) for p in stratum.predicates) else None
 
 
 # N_i(head) += 1 :- r(body), body⁺ ⊆ I, body⁻ ∩ I = ∅, body⁺ ∩ Δ ≠ ∅   (each instance once)
 def count_iteration(update: Update, stratum: Stratum, iteration: int, window: int) -> None:
     """N_i := Π_r^s[I : Δ], counted per rule instance, for the old facts."""
     old = update.views.old
-    whole = lambda a: View(relation=f"#Ib:{a.predicate}") if a.predicate in stratum.predicates else old  # noqa: E731
-    delta = lambda a: View(window, window + 1, relation=f"#Ib:{a.predicate}")  # noqa: E731
+    facts_so_far = {p: fact_set(update, Role.TRACE_FACTS, p) for p in stratum.predicates}
+    whole = lambda a: View(relation=facts_so_far[a.predicate]) if a.predicate in facts_so_far else old  # noqa: E731
+    delta = lambda a: View(window, window + 1, relation=facts_so_far[a.predicate])  # noqa: E731
     parts: dict[str, list[ir.Node]] = {}
     for info in stratum.recursive:
         if plans := delta_bindings(update, info, stratum, whole, delta, old):
@@ -211,19 +221,22 @@ class Runs:
     def whole(self, x: str, atom: Atom) -> View:
         """I_x: the run's facts so far (own predicates), or the old / new lower strata."""
         if self.own(atom):
-            return View(relation=f"#I{x}:{atom.predicate}")
+            return View(relation=self.fact_set(RUN[x], atom))
         return self.update.views.old if x == "o" else self.update.views.new
 
     def only(self, x: str, atom: Atom) -> View | None:
         """I_x \\ I_y (None if empty): kept for own predicates (line 30), deleted / added for lower ones."""
         if self.own(atom):
-            name = f"#I{x}{OTHER[x]}:{atom.predicate}"
+            name = self.fact_set(ONLY[x], atom)
             return View(relation=name) if self.update.count(name, View()) else None
         changed, view = (self.lost, self.update.views.deleted) if x == "o" else (self.gained, self.update.views.added)
         return view if atom.predicate in changed else None
 
-    def window(self, name: str, atom: Atom, generation: int) -> View:
-        return View(generation, generation + 1, relation=f"{name}:{atom.predicate}")
+    def window(self, role: Role, atom: Atom, generation: int) -> View:
+        return View(generation, generation + 1, relation=self.fact_set(role, atom))
+
+    def fact_set(self, role: Role, atom: Atom) -> str:
+        return fact_set(self.update, role, atom.predicate)
 
 
 def maintain_trace(run: Runs) -> None:
@@ -231,7 +244,7 @@ def maintain_trace(run: Runs) -> None:
     first_iteration(run)
     iteration = 1
     while True:
-        deltas = {x: grow(run.update, run.stratum, f"#I{x}", iteration, run.trace if x == "o" else View())
+        deltas = {x: grow(run.update, run.stratum, RUN[x], iteration, run.trace if x == "o" else View())
                   for x in ("o", "n")}
         if deltas["o"] is None and deltas["n"] is None:
             return   # line 28: both runs stopped
@@ -263,13 +276,15 @@ def differences(run: Runs, windows: dict[str, int]) -> int:
     for p in sorted(run.stratum.predicates):
         key = columns(arity_of(update, p))
         for x, y in (("o", "n"), ("n", "o")):
-            delta_x, delta_y = (tuples_of(f"#I{z}:{p}", len(key), View(windows[z], windows[z] + 1)) for z in (x, y))
-            update.backend.delete(relation=f"#I{x}{y}:{p}", generation=generation,
-                                  plan=ir.SemiJoin(tuples_of(f"#I{x}{y}:{p}", len(key)), delta_y, key))
-            update.backend.insert(relation=f"#I{x}{y}:{p}", generation=generation + 1,
-                                  plan=ir.AntiJoin(delta_x, tuples_of(f"#I{y}:{p}", len(key)), key))
-            update.backend.insert(relation=f"#Y{x}:{p}", generation=generation + 1,
-                                  plan=ir.AntiJoin(ir.SemiJoin(delta_x, tuples_of(f"#I{y}:{p}", len(key)), key),
+            run_x, run_y, only_x = (fact_set(update, role, p) for role in (RUN[x], RUN[y], ONLY[x]))
+            delta_x, delta_y = (tuples_of(r, len(key), View(windows[z], windows[z] + 1))
+                                for r, z in ((run_x, x), (run_y, y)))
+            update.backend.delete(relation=only_x, generation=generation,
+                                  plan=ir.SemiJoin(tuples_of(only_x, len(key)), delta_y, key))
+            update.backend.insert(relation=only_x, generation=generation + 1,
+                                  plan=ir.AntiJoin(delta_x, tuples_of(run_y, len(key)), key))
+            update.backend.insert(relation=fact_set(update, STARTS[x], p), generation=generation + 1,
+                                  plan=ir.AntiJoin(ir.SemiJoin(delta_x, tuples_of(run_y, len(key)), key),
                                                    delta_y, key))
     update.reasoning.tick()
     return generation + 1
@@ -279,8 +294,8 @@ def settled(run: Runs, fresh: int) -> bool:
     """Line 31: Δ_o = Δ_n and I_o = I_n (no lower differences the recursive rules read, I_on = I_no = ∅)."""
     if run.lost or run.gained:
         return False
-    names = [f"{n}:{p}" for p in run.stratum.predicates for n in ("#Ion", "#Ino")]
-    windows = [f"{n}:{p}" for p in run.stratum.predicates for n in ("#Yo", "#Yn")]
+    names = [fact_set(run.update, ONLY[x], p) for p in run.stratum.predicates for x in ("o", "n")]
+    windows = [fact_set(run.update, STARTS[x], p) for p in run.stratum.predicates for x in ("o", "n")]
     return not any(run.update.count(n, View()) for n in names) and \
         not any(run.update.count(n, View(fresh, fresh + 1)) for n in windows)
 
@@ -310,7 +325,7 @@ def stopped_by_difference(run: Runs, info: RuleInfo, x: str, windows: dict[str, 
     if not plans:
         return []
     found = ir.Distinct(ir.Union_(tuple(plans)))
-    deltas = [run.window(f"#I{x}", a, windows[x]).scan(a) for a in info.positive if run.own(a)]
+    deltas = [run.window(RUN[x], a, windows[x]).scan(a) for a in info.positive if run.own(a)]
     return [ir.SemiJoin(found, scan, scan.columns) for scan in deltas]
 
 
@@ -331,14 +346,14 @@ def stopped_by_order(run: Runs, info: RuleInfo, x: str, windows: dict[str, int],
     applies in another iteration (no atom in Δ_y, one in Δ_x that run y had already)."""
     y, update = OTHER[x], run.update
     whole = lambda a: run.whole(x, a) if run.own(a) else update.views.surviving  # noqa: E731
-    start = lambda a: (run.window(f"#Y{x}", a, fresh)  # noqa: E731
-                       if update.count(f"#Y{x}:{a.predicate}", View(fresh, fresh + 1)) else None)
+    start = lambda a: (run.window(STARTS[x], a, fresh)  # noqa: E731
+                       if update.count(run.fact_set(STARTS[x], a), View(fresh, fresh + 1)) else None)
     plans = delta_bindings(update, info, run.stratum, whole, start, update.views.old_or_added)
     if not plans:
         return []
     found: ir.Node = ir.Distinct(ir.Union_(tuple(plans)))
     for atom in [a for a in info.positive if run.own(a)]:
-        for view in (View(relation=f"#I{x}{y}:{atom.predicate}"), run.window(f"#I{y}", atom, windows[y])):
+        for view in (View(relation=run.fact_set(ONLY[x], atom)), run.window(RUN[y], atom, windows[y])):
             scan = view.scan(atom)
             found = ir.AntiJoin(found, scan, scan.columns)
     return [found]
@@ -352,7 +367,7 @@ def store_facts(update: Update, stratum: Stratum) -> None:
     generation = update.reasoning.tick()
     for p in sorted(stratum.predicates):
         arity = arity_of(update, p)
-        key, touched = columns(arity), tuples_of(f"#touched:{p}", arity)
+        key, touched = columns(arity), tuples_of(fact_set(update, Role.TOUCHED, p), arity)
         trace = tuples_of(counter_relation(p), arity + 2, names=key + ("i", "n"))
         gone = ir.AntiJoin(stored_rows_for(tuples_of(p, arity), touched, key), trace, key)
         update.delete(p, gone, generation)

@@ -9,24 +9,28 @@ variant at the end of 001 section 6.2):
     INSERT       N_A := R ∪ (E⁺ ∩ Out_s) ∪ Π_s[(I \\ D) ∪ A : A, D]
                  loop: Δ_A := N_A \\ ((I \\ D) ∪ A);  A := A ∪ Δ_A;  N_A := Π_r^s[(I \\ D) ∪ A : Δ_A]
 
-Deleting marks rows with the current generation, so each overdeletion round's delta is
-the rows deleted in the previous round (inverse seminaive); insertion collects each
-round's new facts in a scratch relation before storing them. Nonrecursive rules with an
-aggregate are maintained by difference: old results not produced any more are
-overdeleted, new ones inserted.
+The recursive rules are evaluated by the stratum's modules (003 Algorithm 3: Diff, Del, Red
+and Add plug-ins, modules/), which return plans; this file does the bookkeeping: where each
+plan's facts go and when a loop stops. Deleting marks rows with the current generation, so
+each overdeletion round's delta is the rows deleted in the previous round (inverse
+seminaive); insertion collects each round's new facts in a scratch relation before storing
+them. Nonrecursive rules with an aggregate are maintained by difference: old results not
+produced any more are overdeleted, new ones inserted.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable
 
-from deltalog.algorithms.context import rule_label
-from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, lower_changes,
-                                        predicates_read, tuples_of)
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.errors import DeltalogError
+from deltalog.modules import modules_of
 from deltalog.plan import ir
-from deltalog.plan.rules import View, instance_counts, rule_plan
+from deltalog.plan.rules import View, rule_plan
+from deltalog.reasoning.context import rule_label
+from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
+from deltalog.reasoning.update import Update, lower_changes, predicates_read, tuples_of
+from deltalog.reasoning.workspace import Role, explicit_relation
 
 
 class MaintenanceUnsupported(DeltalogError):
@@ -51,28 +55,7 @@ def dred_stratum(update: Update, stratum: Stratum) -> None:
     insert(update, stratum)
 
 
-# ---- the seminaive variants of one rule, for a change in lower strata -------------------------
-
-def delta_rule_plans(update: Update, info: RuleInfo, stratum: Stratum, positive: set[str], negative: set[str],
-                     base: View, positive_delta: View, negative_delta: View, counts: bool = False) -> Iterator[ir.Node]:
-    """inst_r[I⁺, I⁻ : P, N] of 001 (156)/(157) for P, N the changes of lower predicates: one plan per
-    positive atom over a predicate in ``positive`` (read in ``positive_delta``) and per negated atom
-    over a predicate in ``negative`` (matched in ``negative_delta``); every instance once. With
-    ``counts``, each plan gives the number of instances per head tuple instead."""
-    v, own = update.views, stratum.predicates
-    plan_of = instance_counts if counts else rule_plan
-    rest = [v.surviving if a.predicate not in own else base for a in info.positive]
-    for i, atom in enumerate(info.positive):
-        if atom.predicate in positive and atom.predicate not in own:
-            views = rest[:i] + [positive_delta] + [base] * (len(info.positive) - i - 1)
-            yield plan_of(info, views, update.reasoning, first=i, negative_views=[base] * len(info.negative),
-                          label=rule_label(info))
-    for j, atom in enumerate(info.negative):
-        if atom.predicate in negative:
-            negs = [v.old_or_added] * j + [negative_delta] + [base] * (len(info.negative) - j - 1)
-            yield plan_of(info, rest, update.reasoning, first_negation=j, negative_views=negs,
-                          recheck_view=base, label=rule_label(info))
-
+# ---- nonrecursive rules with an aggregate --------------------------------------------------------
 
 def aggregate_results(update: Update, info: RuleInfo, view: View) -> ir.Node:
     """All head tuples of a nonrecursive rule with every atom (aggregates too) read in one view."""
@@ -98,22 +81,26 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
     all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive)."""
     settle = settle or delete_all
     v, reasoning = update.views, update.reasoning
-    lost_derivation = {p: update.scratch_relation(f"N:{p}", reasoning.arities[p]) for p in stratum.predicates}
+    lost_derivation = {p: update.workspace.relation(Role.LOST_DERIVATION, p, reasoning.arities[p])
+                       for p in stratum.predicates}
     generation = reasoning.tick()
     for p in stratum.predicates:
-        minus = DELETE_PREFIX + p
-        if minus in update.scratch:
+        if minus := update.workspace.get(Role.DELETED, p):
             update.backend.insert(relation=lost_derivation[p], plan=tuples_of(minus, reasoning.arities[p]),
                                   generation=generation)
     lost, gained = lower_changes(update, stratum, stratum.rules)
-    for info in stratum.rules:
+    for info in stratum.nonrecursive:   # Π_nr^s[I : D \ A, A \ D]   (003 Algorithm 3, line 220)
         if info.aggregates:
             if aggregate_rules_affected(info, lost, gained):
                 plan = difference(aggregate_results(update, info, v.old), aggregate_results(update, info, v.new))
                 reasoning.derive(info, plan, generation, phase="overdeletion",
                                  relation=lost_derivation[info.head.predicate])
             continue
-        for plan in delta_rule_plans(update, info, stratum, lost, gained, v.old, v.deleted, v.added):
+        for plan in delta_rule_plans(update, info, stratum.predicates, lost, gained, v.old, v.deleted, v.added):
+            reasoning.derive(info, plan, generation, phase="overdeletion",
+                             relation=lost_derivation[info.head.predicate])
+    for module in modules_of(stratum):   # Diff^{s,i}[I, D \ A, A \ D]   (line 224)
+        for info, plan in module.diff(update, lost, gained, v.old, v.deleted, v.added):
             reasoning.derive(info, plan, generation, phase="overdeletion",
                              relation=lost_derivation[info.head.predicate])
     propagate_deletion(update, stratum, lost_derivation, generation, settle)
@@ -131,24 +118,17 @@ def delete_all(update: Update, stratum: Stratum, lost_derivation: dict[str, str]
 
 def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int,
                        settle: Settle) -> None:
-    """Inverse seminaive: each round finds what depends on the facts the last round deleted."""
-    v, reasoning, own = update.views, update.reasoning, stratum.predicates
+    """Inverse seminaive: each round finds what depends on the facts the last round deleted (the
+    modules' Del^{s,i}, 003 Algorithm 3 lines 226-234)."""
+    v, reasoning, modules = update.views, update.reasoning, modules_of(stratum)
     while True:
         previous = settle(update, stratum, lost_derivation, window)
-        shrunk = {p for p in own if update.count(p, v.deleted_at(previous))}
+        shrunk = {p for p in stratum.predicates if update.count(p, v.deleted_at(previous))}
         if not shrunk:
             return
         window = reasoning.tick()
-        for info in stratum.recursive:
-            for i, atom in enumerate(info.positive):
-                if atom.predicate not in shrunk:   # an empty delta: no instance to find
-                    continue
-                views = [v.surviving if a.predicate not in own else
-                         v.alive_after(previous) if j < i else
-                         v.deleted_at(previous) if j == i else v.alive_after(previous - 1)
-                         for j, a in enumerate(info.positive)]
-                plan = rule_plan(info, views, reasoning, first=i, label=rule_label(info),
-                                 negative_views=[v.old_or_added] * len(info.negative))
+        for module in modules:
+            for info, plan in module.delete(update, previous, shrunk):
                 reasoning.derive(info, plan, window, phase="overdeletion",
                                  relation=lost_derivation[info.head.predicate])
 
@@ -156,25 +136,27 @@ def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: dict[s
 # ---- REDERIVE --------------------------------------------------------------------------------
 
 def rederive(update: Update, stratum: Stratum) -> None:
-    """One-step rederivation: bind each rule's head to the deleted facts and look for a derivation."""
-    v, reasoning = update.views, update.reasoning
+    """One-step rederivation: bind each rule's head to the deleted facts and look for a derivation
+    (nonrecursive rules here, recursive ones by the modules' Red^{s,i}, 003 Algorithm 3 line 242)."""
+    v, reasoning, modules = update.views, update.reasoning, modules_of(stratum)
     generation = reasoning.tick()
     for p in sorted(stratum.predicates):
         if not update.removed(p):
             continue
         arity = reasoning.arities[p]
-        target = update.scratch_relation(f"R:{p}", arity)
+        target = update.workspace.relation(Role.REDERIVED, p, arity)
         explicit = explicit_relation(p)
         if explicit in update.backend.relations():
             still_explicit = ir.SemiJoin(tuples_of(p, arity, v.deleted), tuples_of(explicit, arity),
                                          tuple(f"c{i}" for i in range(arity)))
             update.backend.insert(relation=target, plan=still_explicit, generation=generation)
-        for info in stratum.rules:
-            if info.head.predicate != p or info.aggregates:
-                continue
-            plan = rule_plan(info, [v.surviving] * len(info.positive), reasoning, head_view=v.deleted,
-                             negative_views=[v.old_or_added] * len(info.negative), label=rule_label(info))
-            reasoning.derive(info, plan, generation, phase="rederivation", relation=target)
+        for info in stratum.nonrecursive:
+            if info.head.predicate == p and not info.aggregates:
+                reasoning.derive(info, one_step_rederivation(update, info), generation, phase="rederivation",
+                                 relation=target)
+        for module in modules:
+            for info, plan in module.rederive(update, p):
+                reasoning.derive(info, plan, generation, phase="rederivation", relation=target)
 
 
 # ---- INSERT ----------------------------------------------------------------------------------
@@ -182,20 +164,23 @@ def rederive(update: Update, stratum: Stratum) -> None:
 def insert(update: Update, stratum: Stratum) -> None:
     v, reasoning = update.views, update.reasoning
     generation = reasoning.tick()
-    deltas = {p: update.scratch_relation(f"ΔA:{p}", reasoning.arities[p]) for p in stratum.predicates}
+    deltas = {p: update.workspace.relation(Role.INSERTION_DELTA, p, reasoning.arities[p]) for p in stratum.predicates}
     for p in stratum.predicates:
-        for source in (f"R:{p}", ADD_PREFIX + p):
-            if source in update.scratch:
+        for role in (Role.REDERIVED, Role.ADDED):
+            if source := update.workspace.get(role, p):
                 collect(update, p, tuples_of(source, reasoning.arities[p]), deltas[p], generation)
     lost, gained = lower_changes(update, stratum, stratum.rules)
-    for info in stratum.rules:
+    for info in stratum.nonrecursive:   # Π_nr^s[(I \ D) ∪ A : A \ D, D \ A]   (003 Algorithm 3, line 237)
         if info.aggregates:
             # everything it derives now that is missing: new results, and old ones overdeleted via other rules
             if aggregate_rules_affected(info, lost, gained) or update.removed(info.head.predicate):
                 plan = aggregate_results(update, info, v.new)
                 collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
             continue
-        for plan in delta_rule_plans(update, info, stratum, gained, lost, v.new, v.added, v.deleted):
+        for plan in delta_rule_plans(update, info, stratum.predicates, gained, lost, v.new, v.added, v.deleted):
+            collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
+    for module in modules_of(stratum):   # Diff^{s,i}[(I \ D) ∪ A, A \ D, D \ A]   (line 243)
+        for info, plan in module.diff(update, gained, lost, v.new, v.added, v.deleted):
             collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
     propagate_insertion(update, stratum, deltas, generation)
 
@@ -212,8 +197,9 @@ def collect(update: Update, predicate: str, plan: ir.Node, delta: str, generatio
 
 
 def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str], round_generation: int) -> None:
-    """Seminaive insertion over the new materialisation, starting from the collected delta."""
-    reasoning = update.reasoning
+    """Seminaive insertion over the new materialisation, starting from the collected delta (the modules'
+    Add^{s,i}, 003 Algorithm 3 lines 246-254)."""
+    reasoning, modules = update.reasoning, modules_of(stratum)
     while True:
         window = View(since=round_generation, until=round_generation + 1)
         grown = {p for p, delta in deltas.items() if update.count(delta, window)}
@@ -221,13 +207,8 @@ def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str]
             return
         commit(update, {p: deltas[p] for p in grown}, window)
         generation = reasoning.tick()
-        for info in stratum.recursive:
-            for i, atom in enumerate(info.positive):
-                if atom.predicate not in grown:   # an empty delta: no instance to find
-                    continue
-                views = [View(round_generation, round_generation + 1, relation=deltas[atom.predicate])
-                         if j == i else View() for j in range(len(info.positive))]
-                plan = rule_plan(info, views, reasoning, first=i, label=rule_label(info))
+        for module in modules:
+            for info, plan in module.insert(update, deltas, round_generation, grown):
                 collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
         round_generation = generation
 

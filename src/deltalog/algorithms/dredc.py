@@ -16,20 +16,19 @@ from __future__ import annotations
 
 import time
 
-from deltalog.algorithms.context import rule_label
-from deltalog.algorithms.dred import (aggregate_rules_affected, delta_rule_plans, insert, overdelete, rederive,
-                                      refuse_recursive_aggregates)
-from deltalog.algorithms.update import ADD_PREFIX, DELETE_PREFIX, Update, explicit_relation, lower_changes, tuples_of
+from deltalog.algorithms.dred import aggregate_rules_affected, insert, overdelete, rederive, refuse_recursive_aggregates
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
 from deltalog.plan.rules import View, instance_counts
+from deltalog.reasoning.context import rule_label
+from deltalog.reasoning.instances import delta_rule_plans
+from deltalog.reasoning.update import Update, lower_changes, tuples_of
+from deltalog.reasoning.workspace import Counters, Role, explicit_relation
 from deltalog.syntax.ast import Constant
-
-COUNTER_SUFFIX = "#nonrecursive"
 
 
 def counter_relation(predicate: str) -> str:
-    return predicate + COUNTER_SUFFIX
+    return Counters.NONRECURSIVE.relation(predicate)
 
 
 def dredc_stratum(update: Update, stratum: Stratum) -> None:
@@ -79,7 +78,6 @@ def rule_counts(update: Update, info: RuleInfo, view: View) -> ir.Node:
 
 def update_counters(update: Update, stratum: Stratum) -> None:
     """counter := counter - instances that stopped firing + instances that started (nonrecursive rules)."""
-    v = update.views
     lost, gained = lower_changes(update, stratum, stratum.nonrecursive)
     for p in sorted(stratum.predicates):
         arity = update.reasoning.arities[p]
@@ -92,9 +90,9 @@ def update_counters(update: Update, stratum: Stratum) -> None:
 
 def explicit_changes(update: Update, predicate: str, arity: int) -> list[ir.Node]:
     out = []
-    for prefix, sign in ((DELETE_PREFIX, -1), (ADD_PREFIX, 1)):
-        if prefix + predicate in update.scratch:
-            out.append(with_count(tuples_of(prefix + predicate, arity), arity, sign))
+    for role, sign in ((Role.DELETED, -1), (Role.ADDED, 1)):
+        if staged := update.workspace.get(role, predicate):
+            out.append(with_count(tuples_of(staged, arity), arity, sign))
     return out
 
 
@@ -105,16 +103,17 @@ def rule_changes(update: Update, info: RuleInfo, stratum: Stratum, lost: set[str
         if not aggregate_rules_affected(info, lost, gained):
             return []
         return [negated(rule_counts(update, info, v.old)), rule_counts(update, info, v.new)]
-    out = [negated(p) for p in delta_rule_plans(update, info, stratum, lost, gained, v.old, v.deleted, v.added,
+    own = stratum.predicates
+    out = [negated(p) for p in delta_rule_plans(update, info, own, lost, gained, v.old, v.deleted, v.added,
                                                 counts=True)]
-    out += list(delta_rule_plans(update, info, stratum, gained, lost, v.new, v.added, v.deleted, counts=True))
+    out += list(delta_rule_plans(update, info, own, gained, lost, v.new, v.added, v.deleted, counts=True))
     return out
 
 
 def net_changes(update: Update, predicate: str, arity: int, changes: list[ir.Node], generation: int) -> ir.Scan:
     """Evaluate the signed count changes once, summed per tuple (zero sums kept: the tuple was touched),
     into a scratch relation; its scan has columns c0..ck and n."""
-    delta = update.scratch_relation(f"#delta:{predicate}", arity + 1)
+    delta = update.workspace.relation(Role.COUNT_CHANGES, predicate, arity + 1)
     update.backend.clear(relation=delta)
     insert_counts(update, delta, summed(changes, arity), generation, "counting")
     return tuples_of(delta, arity + 1, names=columns(arity) + ("n",))
@@ -135,7 +134,7 @@ def store_counts(update: Update, predicate: str, arity: int, changes: list[ir.No
     counters, key, generation = counter_relation(predicate), columns(arity), update.reasoning.tick()
     change = net_changes(update, predicate, arity, changes, generation)
     current = stored_rows_for(tuples_of(counters, arity + 1, None, names=key + ("n",)), change, key)
-    staged = update.scratch_relation(f"#counts:{predicate}", arity + 1)
+    staged = update.workspace.relation(Role.STAGED_COUNTS, predicate, arity + 1)
     update.backend.insert(relation=staged, plan=nonzero(summed([current, change], arity)), generation=generation)
     update.backend.delete(relation=counters, plan=current, generation=generation)
     update.backend.insert(relation=counters, plan=tuples_of(staged, arity + 1, View(generation, generation + 1)),

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from deltalog.algorithms.context import rule_label
 from deltalog.algorithms.dred import aggregate_results, insert, overdelete, rederive, refuse_recursive_aggregates
-from deltalog.algorithms.update import Update, explicit_relation, tuples_of
 from deltalog.analysis.program import Stratum
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
+from deltalog.reasoning.context import rule_label
+from deltalog.reasoning.update import Update, tuples_of
+from deltalog.reasoning.workspace import Role, explicit_relation
 
 
 def fbf_stratum(update: Update, stratum: Stratum, budget: int | None = None) -> None:
@@ -55,11 +56,11 @@ class Proofs:
     delayed: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        arities = self.update.reasoning.arities
+        arities, workspace = self.update.reasoning.arities, self.update.workspace
         for p in self.stratum.predicates:
-            self.checked[p] = self.update.scratch_relation(f"C:{p}", arities[p])
-            self.proved[p] = self.update.scratch_relation(f"P:{p}", arities[p])
-            self.delayed[p] = self.update.scratch_relation(f"Y:{p}", arities[p])
+            self.checked[p] = workspace.relation(Role.CHECKED, p, arities[p])
+            self.proved[p] = workspace.relation(Role.PROVED, p, arities[p])
+            self.delayed[p] = workspace.relation(Role.DELAYED, p, arities[p])
 
     # ---- the hook into the overdeletion loop --------------------------------------------------
 
@@ -85,7 +86,7 @@ class Proofs:
         generation = self.update.reasoning.tick()
         out = {}
         for p, relation in lost_derivation.items():
-            target = self.update.scratch_relation(f"K:{p}", self.update.reasoning.arities[p])
+            target = self.update.workspace.relation(Role.CANDIDATES, p, self.update.reasoning.arities[p])
             alive = ir.SemiJoin(self.scan(relation, p, View(window, window + 1)), self.scan(p, p), self.on(p))
             plan = ir.AntiJoin(alive, self.scan(self.proved[p], p), self.on(p))
             self.update.backend.insert(relation=target, plan=plan, generation=generation)
@@ -186,7 +187,7 @@ class Proofs:
     def revive_proved(self) -> None:
         """Facts deleted unchecked (blocked) and proved later are back (001 Algorithm 5, line 63)."""
         for p in self.stratum.predicates:
-            target = self.update.scratch_relation(f"R:{p}", self.update.reasoning.arities[p])
+            target = self.update.workspace.relation(Role.REDERIVED, p, self.update.reasoning.arities[p])
             plan = ir.SemiJoin(self.scan(self.proved[p], p), self.scan(p, p, self.update.views.deleted), self.on(p))
             self.update.backend.insert(relation=target, plan=plan, generation=self.update.reasoning.tick())
 

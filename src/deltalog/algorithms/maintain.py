@@ -2,7 +2,8 @@
 
     E⁻ := (E⁻ ∩ E) \\ E⁺,  E⁺ := E⁺ \\ E            (001 Algorithm 4, line 39)
     predicates no rule derives: changed directly (they are the lowest stratum)
-    then every stratum in order, with DRed (or by rematerialisation)
+    then every stratum in order, with the chosen strategy (algorithms/strategies.py: DRed,
+    DRed^c, Counting, FBF, B/F, or rematerialisation)
 
 The explicit facts of a predicate that rules also derive are kept in a relation of
 their own (``p#explicit``); for every other predicate E and I coincide. If anything
@@ -15,25 +16,20 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from deltalog.algorithms.context import Reasoning
-from deltalog.algorithms import counting, dredc
 from deltalog.algorithms.auto import OverdeletionBudget, OverdeletionBudgetExceeded, choose_automatically
-from deltalog.algorithms.counting import counting_stratum
-from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recursion, dred_stratum
-from deltalog.algorithms.dredc import dredc_stratum
-from deltalog.algorithms.fbf import fbf_stratum
-from deltalog.algorithms.update import (ADD_PREFIX, DELETE_PREFIX, Update, UpdateViews, explicit_relation,
-                                        lower_changes, tuples_of)
+from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recursion
+from deltalog.algorithms.strategies import STRATEGIES, drop_stale_counters
 from deltalog.errors import UnknownPredicateError, UsageError
 from deltalog.plan import ir
 from deltalog.plan.rules import View
+from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.update import Update, UpdateViews, tuples_of
+from deltalog.reasoning.workspace import Role, explicit_relation
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
     import polars as pl
 
-ALGORITHMS = ("dred", "dredc", "counting", "fbf", "bf", "remat", "auto")
-FBF_BUDGET = 100_000
-"""Facts FBF's backward chaining may check per stratum before it falls back to DRed's overdeletion."""
+ALGORITHMS = (*STRATEGIES, "auto")
 
 
 class Changes(dict):
@@ -100,7 +96,7 @@ def attempt(reasoning: Reasoning, add, delete, algorithm: str, check=None) -> Up
             check()
         return result
     except BaseException:
-        restore_set_aside(update)
+        update.workspace.restore_set_aside()
         for relation in set(reasoning.backend.relations()) - set(relations):
             reasoning.backend.drop(relation=relation)   # made by the failed update (counters, scratch)
         for relation in relations:
@@ -114,50 +110,16 @@ def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     result = UpdateResult()
     stage_explicit_changes(update, add, delete, result)
     apply_explicit_changes(update)
-    chosen = choose(update, algorithm)
+    strategy = STRATEGIES[choose(update, algorithm)]
     if algorithm == "auto":   # an explicitly chosen algorithm runs to completion
         update.budget = OverdeletionBudget()
-    drop_stale_counters(update, chosen)
-    for stratum in update.reasoning.program.strata if chosen != "remat" else ():
-        if untouched(update, stratum):
-            continue
-        if chosen == "dred":
-            dred_stratum(update, stratum)
-        elif chosen == "dredc":
-            dredc_stratum(update, stratum)
-        elif chosen == "counting":
-            counting_stratum(update, stratum)
-        else:
-            fbf_stratum(update, stratum, None if chosen == "bf" else FBF_BUDGET)
-    if chosen == "remat":
-        rematerialise(update)
-    result.algorithm = chosen
+    drop_stale_counters(update, strategy)
+    strategy.run(update)
+    result.algorithm = strategy.name
     result.overdeleted = {p: n for p, n in update.overdeleted.items() if n}
     collect_changes(update, result)
     compact_if_worthwhile(update)
     return result
-
-
-COUNTER_SUFFIXES = {"dredc": dredc.COUNTER_SUFFIX, "counting": counting.COUNTER_SUFFIX}
-"""The per-predicate counter relations each counting algorithm keeps (``p#nonrecursive``, ``p#counting``)."""
-
-
-def drop_stale_counters(update: Update, chosen: str) -> None:
-    """Forget the counters of every algorithm but the chosen one: only consecutive updates by the
-    same algorithm keep them current."""
-    for algorithm, suffix in COUNTER_SUFFIXES.items():
-        if algorithm != chosen:
-            for predicate in update.reasoning.program.idb:
-                update.backend.drop(relation=predicate + suffix)
-
-
-def untouched(update: Update, stratum) -> bool:
-    """No explicit change to the stratum's predicates and no change to anything its rules read:
-    nothing in it can change (the common case for most strata of a small update)."""
-    if any(prefix + p in update.scratch for p in stratum.predicates for prefix in (ADD_PREFIX, DELETE_PREFIX)):
-        return False
-    lost, gained = lower_changes(update, stratum, stratum.rules)
-    return not lost and not gained
 
 
 def choose(update: Update, algorithm: str) -> str:
@@ -188,20 +150,21 @@ def stage_explicit_changes(update: Update, add, delete, result: UpdateResult) ->
 
         E⁺ := E⁺ \\ E          E⁻ := (E⁻ ∩ E) \\ E⁺
 
-    Only the sides a predicate has are staged: a scratch ``+p`` / ``-p`` exists iff the update
-    adds / deletes facts of p (the algorithms test for it)."""
+    Only the sides a predicate has are staged: an ``ADDED`` / ``DELETED`` relation of p exists iff
+    the update adds / deletes facts of p (the algorithms test for it)."""
     for predicate in sorted(set(add) | set(delete)):
         arity = update.reasoning.arities[predicate]
-        raw_add = load_raw(update, f"+raw:{predicate}", arity, add.get(predicate))
-        raw_delete = load_raw(update, f"-raw:{predicate}", arity, delete.get(predicate))
+        raw_add = load_raw(update, Role.RAW_ADDED, predicate, arity, add.get(predicate))
+        raw_delete = load_raw(update, Role.RAW_DELETED, predicate, arity, delete.get(predicate))
         stage_predicate(update, predicate, arity, raw_add, raw_delete, result)
 
 
-def load_raw(update: Update, name: str, arity: int, table: pl.DataFrame | None) -> str | None:
+def load_raw(update: Update, role: Role, predicate: str, arity: int, table: pl.DataFrame | None) -> str | None:
     """The facts of one side as given (encoded), or None when the update has no such side."""
     if table is None:
         return None
-    update.backend.load(relation=update.scratch_relation(name, arity), table=table, generation=update.views.g0)
+    name = update.workspace.relation(role, predicate, arity)
+    update.backend.load(relation=name, table=table, generation=update.views.g0)
     return name
 
 
@@ -211,11 +174,11 @@ def stage_predicate(update: Update, predicate: str, arity: int, raw_add: str | N
     known = tuples_of(explicit_store(update, predicate), arity)
     g0 = update.views.g0
     if raw_add is not None:
-        plus = update.scratch_relation(ADD_PREFIX + predicate, arity)
+        plus = update.workspace.relation(Role.ADDED, predicate, arity)
         update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add, arity), known, on), generation=g0)
         result.ignored_additions[predicate] = update.count(raw_add, View()) - update.count(plus, View())
     if raw_delete is not None:
-        minus = update.scratch_relation(DELETE_PREFIX + predicate, arity)
+        minus = update.workspace.relation(Role.DELETED, predicate, arity)
         really_deleted: ir.Node = ir.SemiJoin(tuples_of(raw_delete, arity), known, on)
         if raw_add is not None:
             really_deleted = ir.AntiJoin(really_deleted, tuples_of(raw_add, arity), on)
@@ -227,49 +190,13 @@ def apply_explicit_changes(update: Update) -> None:
     """E := (E \\ E⁻) ∪ E⁺; predicates no rule derives change right here, before every stratum."""
     reasoning, backend = update.reasoning, update.backend
     deleting, adding = reasoning.tick(), reasoning.tick()
-    for name in sorted(update.scratch):
-        if not name.startswith((ADD_PREFIX, DELETE_PREFIX)) or ":" in name:
-            continue
-        predicate, arity = name[1:], reasoning.arities[name[1:]]
-        store = explicit_store(update, predicate)
-        if name.startswith(DELETE_PREFIX):
-            backend.delete(relation=store, plan=tuples_of(name, arity), generation=deleting)
-        else:
-            backend.insert(relation=store, plan=tuples_of(name, arity), generation=adding,
-                           revive_since=update.views.g0)
-
-
-# ---- rematerialisation -----------------------------------------------------------------------
-
-def rematerialise(update: Update) -> None:
-    """Set the derived predicates' relations aside, start them afresh from the explicit facts and
-    materialise; the old relations stay (as scratch) until the changes are read off."""
-    from deltalog.algorithms.seminaive import materialise
-    reasoning, backend = update.reasoning, update.backend
-    started = time.perf_counter()
-    generation = reasoning.tick()
-    for predicate in sorted(reasoning.program.idb):
-        arity = reasoning.arities[predicate]
-        backend.rename(relation=predicate, to=OLD_PREFIX + predicate)
-        update.scratch.add(OLD_PREFIX + predicate)
-        backend.create_relation(relation=predicate, arity=arity)
-        explicit = explicit_relation(predicate)
-        if explicit in backend.relations():
-            backend.insert(relation=predicate, plan=tuples_of(explicit, arity), generation=generation)
-    materialise(reasoning)
-    reasoning.record_phase("rematerialisation", 0, 0, time.perf_counter() - started)
-
-
-OLD_PREFIX = "old:"
-
-
-def restore_set_aside(update: Update) -> None:
-    """After a failed rematerialisation: put the set-aside relations back."""
-    for name in [n for n in update.scratch if n.startswith(OLD_PREFIX)]:
-        predicate = name[len(OLD_PREFIX):]
-        update.backend.drop(relation=predicate)
-        update.backend.rename(relation=name, to=predicate)
-        update.scratch.discard(name)
+    workspace = update.workspace
+    for predicate in workspace.predicates(Role.ADDED):
+        backend.insert(relation=explicit_store(update, predicate), generation=adding, revive_since=update.views.g0,
+                       plan=tuples_of(workspace.get(Role.ADDED, predicate), reasoning.arities[predicate]))
+    for predicate in workspace.predicates(Role.DELETED):
+        backend.delete(relation=explicit_store(update, predicate), generation=deleting,
+                       plan=tuples_of(workspace.get(Role.DELETED, predicate), reasoning.arities[predicate]))
 
 
 # ---- results ---------------------------------------------------------------------------------
@@ -280,8 +207,8 @@ def collect_changes(update: Update, result: UpdateResult) -> None:
     for predicate, arity in sorted(update.reasoning.arities.items()):
         on = tuple(f"c{i}" for i in range(arity))
         now = tuples_of(predicate, arity)
-        if OLD_PREFIX + predicate in update.scratch:   # rematerialised: compare with the set-aside relation
-            before = tuples_of(OLD_PREFIX + predicate, arity)
+        if set_aside := update.workspace.get(Role.SET_ASIDE, predicate):   # rematerialised: compare with it
+            before = tuples_of(set_aside, arity)
             gone, new, maybe_gone, maybe_new = ir.AntiJoin(before, now, on), ir.AntiJoin(now, before, on), True, True
         else:
             gone = ir.AntiJoin(tuples_of(predicate, arity, v.deleted), now, on)

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from deltalog.algorithms.context import Reasoning, StratumStats
+from deltalog.reasoning.context import Reasoning, StratumStats
 from deltalog.analysis.program import Stratum, split_body
 from deltalog.modules.base import Module
 

@@ -14,11 +14,11 @@ import logging
 import time
 from typing import Callable, Sequence
 
-from deltalog.algorithms.context import Live, Reasoning, Stats, StratumStats, rule_label
+from deltalog.reasoning.context import Live, Reasoning, Stats, StratumStats, rule_label
 from deltalog.analysis.program import Stratum
 from deltalog.limits import Budget
+from deltalog.modules import modules_of
 from deltalog.modules.base import Module, Window
-from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan.rules import FULL, rule_plan
 
 log = logging.getLogger(__name__)
@@ -26,19 +26,13 @@ log = logging.getLogger(__name__)
 ModuleFactory = Callable[[Stratum], Sequence[Module]]
 
 
-def seminaive_modules(stratum: Stratum) -> list[Module]:
-    """The default split of Π_r^s into modules: one seminaive module for all recursive rules."""
-    if not stratum.recursive:
-        return []
-    return [SeminaiveModule(stratum.recursive, stratum.predicates)]
-
-
 Offload = Callable[[Reasoning, Stratum, Sequence[Module]], "StratumStats | None"]
 
 
-def materialise(reasoning: Reasoning, modules_for: ModuleFactory = seminaive_modules,
+def materialise(reasoning: Reasoning, modules_for: ModuleFactory = modules_of,
                 progress: Callable[[StratumStats], None] | None = None, offload: Offload | None = None) -> None:
-    """Compute mat(Π, E) into the backend's relations, stratum by stratum. ``offload`` (see
+    """Compute mat(Π, E) into the backend's relations, stratum by stratum, with the modules analysis
+    chose for each (``modules_for`` may override them). ``offload`` (see
     algorithms/offload.py) may take a stratum elsewhere and return its statistics, or decline with None."""
     started = time.perf_counter()
     for stratum in reasoning.program.strata:

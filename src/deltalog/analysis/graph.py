@@ -50,13 +50,10 @@ class DependencyGraph:
 
     @cached_property
     def _sccs(self) -> tuple[tuple[str, ...], ...]:
+        """Strongly connected components, dependencies first; ties broken by first appearance in the program."""
         rank = {node: i for i, node in enumerate(self.successors)}
         components = [tuple(sorted(c, key=rank.__getitem__)) for c in tarjan(self.successors, self.successors)]
         return topological_order(components, self.successors, rank)
-
-    def sccs(self) -> tuple[tuple[str, ...], ...]:
-        """Strongly connected components, dependencies first; ties broken by first appearance in the program."""
-        return self._sccs
 
     @cached_property
     def component_of(self) -> dict[str, int]:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from deltalog.analysis.declarations import check_declarations, check_facts, check_heads
 from deltalog.analysis.graph import DependencyGraph, build_graph
+from deltalog.analysis.identity import base_id, rule_ids
+from deltalog.analysis.modules import ModuleChoice
 from deltalog.analysis.normalise import atom_variables, normalise_assignments, resolve_equalities
 from deltalog.analysis.safety import body_variables, check_safety, literal_variables, negation_locals
 from deltalog.analysis.types import check_arities, check_functions, check_types, rule_body_atoms
@@ -47,13 +50,15 @@ class RuleInfo:
     assignments: tuple[Assignment, ...]  # BINDs, each only using variables bound before it
     aggregates: tuple[Aggregate, ...]
     existential_negative_variables: frozenset[str] = frozenset()
+    id: str = ""  # stable identity (analysis/identity.py): label, else content hash; keys stats, metrics, store
 
     @classmethod
-    def from_rule(cls, index: int, rule: Rule) -> RuleInfo:
+    def from_rule(cls, index: int, rule: Rule, identity: str = "") -> RuleInfo:
         positive, negative, filters, assignments, aggregates = split_body(rule.body)
         has_negation = any(isinstance(lit, (Negation, Aggregate)) for lit in rule.body)
         locals_ = negation_locals(rule) if has_negation else frozenset()
-        return cls(index, rule, rule.head, positive, negative, filters, assignments, aggregates, locals_)
+        return cls(index, rule, rule.head, positive, negative, filters, assignments, aggregates, locals_,
+                   identity or base_id(rule))
 
     @property
     def bound_variables(self) -> frozenset[str]:
@@ -83,6 +88,7 @@ class Stratum:
     predicates: frozenset[str]  # head predicates of this stratum
     recursive: tuple[RuleInfo, ...]  # some positive body atom's predicate is in this stratum
     nonrecursive: tuple[RuleInfo, ...]
+    modules: tuple[ModuleChoice, ...] = ()  # the split of ``recursive`` into 003's modules (analysis/modules.py)
 
     @property
     def rules(self) -> tuple[RuleInfo, ...]:
@@ -103,6 +109,10 @@ class AnalysedProgram:
     warnings: tuple[PredicateWarning, ...] = ()
     declarations: Mapping[str, Declaration] = field(default_factory=dict)  # @decl by predicate
     unproven: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # head columns checked at run time
+
+    @cached_property
+    def rules_by_id(self) -> Mapping[str, RuleInfo]:
+        return {info.id: info for info in self.rules}
 
     def stratum_of(self, predicate: str) -> int:
         """The index of the stratum defining ``predicate``; -1 for EDB-only (or unknown) predicates."""
@@ -134,7 +144,8 @@ def analyse(program: Program, *, extra_arities: Mapping[str, int] = MappingProxy
     check_types(program)
     check_safety(program)
     graph = build_graph(program)
-    rules = tuple(RuleInfo.from_rule(index, rule) for index, rule in enumerate(program.rules))
+    ids = rule_ids(program.rules)
+    rules = tuple(RuleInfo.from_rule(index, rule, ids[index]) for index, rule in enumerate(program.rules))
     strata = stratify(graph, rules)
     idb = frozenset(rule.head.predicate for rule in program.rules)
     edb = (frozenset(arities) | frozenset(graph.nodes)) - idb

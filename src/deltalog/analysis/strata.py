@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from deltalog.analysis.graph import NEGATIVE, POSITIVE, DependencyGraph, Edge
+from deltalog.analysis.modules import choose_modules
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.errors import StratificationError
 
@@ -34,7 +35,7 @@ def is_recursive(info: RuleInfo, predicates: frozenset[str]) -> bool:
 def make_stratum(index: int, predicates: frozenset[str], infos: list[RuleInfo]) -> Stratum:
     recursive = tuple(info for info in infos if is_recursive(info, predicates))
     nonrecursive = tuple(info for info in infos if not is_recursive(info, predicates))
-    return Stratum(index, predicates, recursive, nonrecursive)
+    return Stratum(index, predicates, recursive, nonrecursive, choose_modules(recursive))
 
 
 def stratify(graph: DependencyGraph, rules: Sequence[RuleInfo]) -> tuple[Stratum, ...]:

@@ -1,8 +1,10 @@
-"""The default module: seminaive evaluation of recursive rules (the Add plug-in of 003 section 4.1).
+"""The default module: seminaive evaluation of recursive rules (003 section 4.1), with DRed's
+overdeletion and one-step rederivation as its Del and Red (001 Algorithm 4).
 
 For a rule with recursive body atoms B_0 .. B_n, round k evaluates, for each recursive
 atom i, the body B_0^old .. B_{i-1}^old, B_i^delta, B_{i+1}^full .. B_n^full
-(000 equation (7)), so every rule instance is considered at most once.
+(000 equation (7)), so every rule instance is considered at most once. Deletion rounds are
+the same in reverse (inverse seminaive over the facts deleted in the previous round).
 """
 
 from __future__ import annotations
@@ -10,9 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from deltalog.algorithms.context import Reasoning, rule_label
 from deltalog.analysis.program import RuleInfo
-from deltalog.plan.rules import FULL, Window, rule_plan
+from deltalog.modules.base import RulePlans, Window
+from deltalog.plan.rules import FULL, View, rule_plan
+from deltalog.reasoning.context import Reasoning, rule_label
+from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
+from deltalog.reasoning.update import Update
 
 
 @dataclass
@@ -21,6 +26,8 @@ class SeminaiveModule:
 
     rules: tuple[RuleInfo, ...]
     predicates: frozenset[str]
+
+    # ---- Add^{s,i} for materialisation (003 Algorithm 2) --------------------------------------
 
     def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
         written: list[Window] = []
@@ -61,3 +68,45 @@ class SeminaiveModule:
             else:
                 out.append((0, generation))
         return out
+
+    # ---- the maintenance plug-ins (003 Algorithm 3) --------------------------------------------
+
+    def diff(self, update: Update, positive: set[str], negative: set[str], base: View, positive_delta: View,
+             negative_delta: View) -> RulePlans:
+        for info in self.rules:
+            for plan in delta_rule_plans(update, info, self.predicates, positive, negative, base, positive_delta,
+                                         negative_delta):
+                yield info, plan
+
+    def delete(self, update: Update, previous: int, shrunk: set[str]) -> RulePlans:
+        """Inverse seminaive: atom i in the facts deleted at ``previous``, earlier own atoms in what was
+        left after it, later ones in what was left before it (each lost instance found once)."""
+        v = update.views
+        for info in self.rules:
+            for i in self.recursive_positions(info):
+                if info.positive[i].predicate not in shrunk:   # an empty delta: no instance to find
+                    continue
+                views = [v.surviving if a.predicate not in self.predicates else
+                         v.alive_after(previous) if j < i else
+                         v.deleted_at(previous) if j == i else v.alive_after(previous - 1)
+                         for j, a in enumerate(info.positive)]
+                yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info),
+                                      negative_views=[v.old_or_added] * len(info.negative))
+
+    def rederive(self, update: Update, predicate: str) -> RulePlans:
+        """One-step rederivation, as DRed does (003's Red may take several steps; one is enough here
+        because insertion closes the rederived facts under the rules anyway)."""
+        for info in self.rules:
+            if info.head.predicate == predicate:
+                yield info, one_step_rederivation(update, info)
+
+    def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
+        """Atom i in the round's delta relation, every other atom in the new materialisation."""
+        for info in self.rules:
+            for i in self.recursive_positions(info):
+                predicate = info.positive[i].predicate
+                if predicate not in grown:   # an empty delta: no instance to find
+                    continue
+                views = [View(generation, generation + 1, relation=deltas[predicate]) if j == i else View()
+                         for j in range(len(info.positive))]
+                yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info))

@@ -175,7 +175,8 @@ def _append_is_worthwhile(link: StoreLink, program_text: str) -> bool:
 def _manifest(reasoner, snapshot: str, version: int, parts: list[str], files: dict, history: list) -> dict:
     return {"format": layout.FORMAT_VERSION, "snapshot": snapshot, "version": version, "parts": parts,
             "files": files, "generation": reasoner.reasoning.generation, "arities": reasoner.predicates(),
-            "history": history}
+            "history": history,
+            "rules": [info.id for info in reasoner.analysed.rules]}   # stable rule ids (analysis/identity.py)
 
 
 def _write_snapshot(reasoner, store: Path, program_text: str, history: list, link: StoreLink | None) -> Path:

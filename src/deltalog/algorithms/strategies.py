@@ -1,0 +1,100 @@
+"""The maintenance algorithms as strategy objects: what ``apply_update`` runs for the name asked for.
+
+Each strategy brings the whole materialisation up to date after the explicit changes are
+applied. The incremental ones work stratum by stratum, bottom-up (001 Algorithm 4 and its
+relatives, 003 Algorithm 3), skipping strata nothing can have changed; rematerialisation
+starts the derived relations afresh. A strategy that keeps counters between updates names
+them, so that any other strategy drops them (they are only current while used).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable, Protocol
+
+from deltalog.algorithms.counting import counting_stratum
+from deltalog.algorithms.dred import dred_stratum
+from deltalog.algorithms.dredc import dredc_stratum
+from deltalog.algorithms.fbf import fbf_stratum
+from deltalog.analysis.program import Stratum
+from deltalog.reasoning.update import Update, lower_changes, tuples_of
+from deltalog.reasoning.workspace import Counters, Role, explicit_relation
+
+FBF_BUDGET = 100_000
+"""Facts FBF's backward chaining may check per stratum before it falls back to DRed's overdeletion."""
+
+
+class Strategy(Protocol):
+    name: str
+    counters: Counters | None   # the counter relations it keeps between consecutive updates, if any
+
+    def run(self, update: Update) -> None:
+        """Bring every derived relation in line with the explicit facts (already changed)."""
+
+
+@dataclass(frozen=True)
+class StratumByStratum:
+    """An incremental algorithm: ``maintain`` each stratum in turn that the update may change."""
+
+    name: str
+    maintain: Callable[[Update, Stratum], None]
+    counters: Counters | None = None
+
+    def run(self, update: Update) -> None:
+        for stratum in update.reasoning.program.strata:
+            if not untouched(update, stratum):
+                self.maintain(update, stratum)
+
+
+def untouched(update: Update, stratum: Stratum) -> bool:
+    """No explicit change to the stratum's predicates and no change to anything its rules read:
+    nothing in it can change (the common case for most strata of a small update)."""
+    if any(update.workspace.has(role, p) for p in stratum.predicates for role in (Role.ADDED, Role.DELETED)):
+        return False
+    lost, gained = lower_changes(update, stratum, stratum.rules)
+    return not lost and not gained
+
+
+@dataclass(frozen=True)
+class Rematerialise:
+    """Set the derived predicates' relations aside, start them afresh from the explicit facts and
+    materialise; the old relations stay (as scratch) until the changes are read off."""
+
+    name: str = "remat"
+    counters: Counters | None = None
+
+    def run(self, update: Update) -> None:
+        from deltalog.algorithms.seminaive import materialise
+        reasoning, backend = update.reasoning, update.backend
+        started = time.perf_counter()
+        generation = reasoning.tick()
+        for predicate in sorted(reasoning.program.idb):
+            arity = reasoning.arities[predicate]
+            update.workspace.set_aside(predicate)
+            backend.create_relation(relation=predicate, arity=arity)
+            explicit = explicit_relation(predicate)
+            if explicit in backend.relations():
+                backend.insert(relation=predicate, plan=tuples_of(explicit, arity), generation=generation)
+        materialise(reasoning)
+        reasoning.record_phase("rematerialisation", 0, 0, time.perf_counter() - started)
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    StratumByStratum("dred", dred_stratum),
+    StratumByStratum("dredc", dredc_stratum, Counters.NONRECURSIVE),
+    StratumByStratum("counting", counting_stratum, Counters.TRACE),
+    StratumByStratum("fbf", partial(fbf_stratum, budget=FBF_BUDGET)),
+    StratumByStratum("bf", partial(fbf_stratum, budget=None)),   # B/F: FBF that never gives up checking
+    Rematerialise(),
+)}
+
+
+def drop_stale_counters(update: Update, strategy: Strategy) -> None:
+    """Forget the counters of every strategy but the running one: only consecutive updates by the
+    same algorithm keep them current."""
+    for other in STRATEGIES.values():
+        if other.counters is not None and other.counters is not strategy.counters:
+            for predicate in update.reasoning.program.idb:
+                update.backend.drop(relation=other.counters.relation(predicate))

@@ -1,0 +1,168 @@
+"""What every algorithm works with: the backend, the generation clock and per-rule statistics."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from deltalog.errors import OutOfMemoryError
+
+from deltalog.analysis.program import AnalysedProgram, RuleInfo
+from deltalog.backends.base import Backend
+from deltalog.limits import Budget
+from deltalog.plan import ir
+
+
+@dataclass
+class RuleStats:
+    """The papers' comparison metric per rule: instances considered, facts derived, and time."""
+
+    label: str
+    instances: int = 0
+    derived: int = 0
+    seconds: float = 0.0
+    evaluations: int = 0
+
+
+@dataclass
+class StratumStats:
+    index: int
+    predicates: tuple[str, ...]
+    rounds: int = 0
+    seconds: float = 0.0
+    derived: int = 0
+
+
+@dataclass
+class Live:
+    """The stratum being evaluated, as a progress display sees it after every round."""
+
+    stratum: StratumStats
+    rounds: int = 0
+    derived: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+
+@dataclass
+class PhaseStats:
+    """Per maintenance phase (overdeletion, rederivation, insertion, ...): the papers' metric and time."""
+
+    instances: int = 0
+    facts: int = 0
+    seconds: float = 0.0
+    evaluations: int = 0
+
+
+@dataclass
+class Stats:
+    rules: dict[str, RuleStats] = field(default_factory=dict)   # by rule id (analysis/identity.py)
+    strata: list[StratumStats] = field(default_factory=list)
+    phases: dict[str, PhaseStats] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def rule(self, info: RuleInfo) -> RuleStats:
+        found = self.rules.get(info.id)
+        if found is None:
+            found = self.rules[info.id] = RuleStats(info.label)
+        return found
+
+
+@dataclass
+class Reasoning:
+    """The state shared by the algorithms: program, backend, generation clock, statistics."""
+
+    program: AnalysedProgram
+    backend: Backend
+    generation: int = 1
+    stats: Stats = field(default_factory=Stats)
+    collect_metrics: bool = True
+    arities: dict[str, int] = field(default_factory=dict)   # every stored predicate (program and data)
+    budget: Budget | None = None   # limits.py: max facts and timeout of the current run
+    on_round: Callable[[Live], None] | None = None   # progress, after every round of a recursive stratum
+    live: Live | None = None
+
+    def __post_init__(self) -> None:
+        for predicate, arity in self.program.arities.items():
+            self.arities.setdefault(predicate, arity)
+
+    def tick(self) -> int:
+        """Start a new generation and return it."""
+        self.generation += 1
+        return self.generation
+
+    def round_done(self) -> None:
+        """A module finished a round: tell the progress display."""
+        if self.live is not None:
+            self.live.rounds += 1
+            if self.on_round is not None:
+                self.on_round(self.live)
+
+    def rows(self, relation: str, since: int, until: int | None, visible: int | None = None,
+             deleted: tuple[int, int | None] | None = None) -> int:
+        """Planner statistics: rows of a relation in a view."""
+        return self.backend.count(relation=relation, since=since, until=until, visible=visible, deleted=deleted)
+
+    def distinct(self, relation: str, positions: tuple[int, ...]) -> int | None:
+        """Planner statistics: distinct values of some columns of a relation (an estimate)."""
+        return self.backend.distinct(relation=relation, positions=positions)
+
+    def derive(self, info: RuleInfo, plan: ir.Node, generation: int, *, phase: str | None = None,
+               relation: str | None = None, delete: bool = False, revive_since: int | None = None) -> int:
+        """Evaluate a rule plan into ``relation`` (default: its head) at ``generation`` (inserting, or
+        with ``delete`` marking rows deleted); record the statistics per rule and per phase."""
+        stats = self.stats.rule(info)
+        metrics: dict[str, int] | None = {} if self.collect_metrics else None
+        started = time.perf_counter()
+        target = relation or info.head.predicate
+        try:
+            if delete:
+                changed = self.backend.delete(relation=target, plan=plan, generation=generation, metrics=metrics)
+            else:
+                changed = self.backend.insert(relation=target, plan=plan, generation=generation, metrics=metrics,
+                                              revive_since=revive_since)
+        except MemoryError:   # numpy's _ArrayMemoryError too: name the rule whose join did not fit
+            raise OutOfMemoryError(f"out of memory evaluating {info.label}: {info.rule}", info.rule.span,
+                                   notes=("the join may be far larger than its result; reorder the body or "
+                                          "add a more selective atom first",)) from None
+        self._account(changed if not delete else 0, info)
+        elapsed = time.perf_counter() - started
+        instances = (metrics or {}).get(rule_label(info), 0)
+        stats.seconds, stats.instances, stats.evaluations = stats.seconds + elapsed, stats.instances + instances, \
+            stats.evaluations + 1
+        stats.derived += 0 if delete else changed
+        self.record_phase(phase, instances, changed, elapsed)
+        return changed
+
+    def _account(self, derived: int, info: RuleInfo) -> None:
+        if self.live is not None:
+            self.live.derived += derived
+        if self.budget is not None:
+            self.budget.charge(derived, f"{info.label}: {info.rule}")
+
+    def record_metrics(self, metrics: dict[str, int], phase: str | None, facts: int, seconds: float) -> None:
+        """Credit the rule instances a plan's labelled projections counted (``rule:<id>`` rows) to each
+        rule and to the phase: for plans that mix several rules (Counting's counter updates)."""
+        total = 0
+        for label, rows in metrics.items():
+            if label.startswith(RULE_LABEL_PREFIX):
+                self.stats.rule(self.program.rules_by_id[label[len(RULE_LABEL_PREFIX):]]).instances += rows
+                total += rows
+        self.record_phase(phase, total, facts, seconds)
+
+    def record_phase(self, phase: str | None, instances: int, facts: int, seconds: float) -> None:
+        if phase is None:
+            return
+        entry = self.stats.phases.setdefault(phase, PhaseStats())
+        entry.instances += instances
+        entry.facts += facts
+        entry.seconds += seconds
+        entry.evaluations += 1
+
+
+RULE_LABEL_PREFIX = "rule:"
+
+
+def rule_label(info: RuleInfo) -> str:
+    """The metrics label a rule's head projection carries (rows there = rule instances), by rule id."""
+    return RULE_LABEL_PREFIX + info.id

@@ -1,0 +1,46 @@
+"""Rule instances over an update's views, as plans: the operators the algorithms and the modules share.
+
+    Π[I^p, I^n : Δ^p, Δ^n]   instances with a positive atom in Δ^p or a negated one in Δ^n (003 section 4,
+                             001 (156)/(157)): ``delta_rule_plans``
+    one-step rederivation    instances over I \\ D whose head is a deleted fact (001 Algorithm 4, REDERIVE):
+                             ``one_step_rederivation``
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from deltalog.analysis.program import RuleInfo
+from deltalog.plan import ir
+from deltalog.plan.rules import View, instance_counts, rule_plan
+from deltalog.reasoning.context import rule_label
+from deltalog.reasoning.update import Update
+
+
+def delta_rule_plans(update: Update, info: RuleInfo, own: frozenset[str], positive: set[str], negative: set[str],
+                     base: View, positive_delta: View, negative_delta: View, counts: bool = False) -> Iterator[ir.Node]:
+    """inst_r[I⁺, I⁻ : P, N] of 001 (156)/(157) for P, N the changes of lower predicates (``own``: the
+    stratum's predicates): one plan per positive atom over a predicate in ``positive`` (read in
+    ``positive_delta``) and per negated atom over a predicate in ``negative`` (matched in
+    ``negative_delta``); every instance once. With ``counts``, each plan gives the number of
+    instances per head tuple instead."""
+    v = update.views
+    plan_of = instance_counts if counts else rule_plan
+    rest = [v.surviving if a.predicate not in own else base for a in info.positive]
+    for i, atom in enumerate(info.positive):
+        if atom.predicate in positive and atom.predicate not in own:
+            views = rest[:i] + [positive_delta] + [base] * (len(info.positive) - i - 1)
+            yield plan_of(info, views, update.reasoning, first=i, negative_views=[base] * len(info.negative),
+                          label=rule_label(info))
+    for j, atom in enumerate(info.negative):
+        if atom.predicate in negative:
+            negs = [v.old_or_added] * j + [negative_delta] + [base] * (len(info.negative) - j - 1)
+            yield plan_of(info, rest, update.reasoning, first_negation=j, negative_views=negs,
+                          recheck_view=base, label=rule_label(info))
+
+
+def one_step_rederivation(update: Update, info: RuleInfo) -> ir.Node:
+    """The deleted facts the rule derives in one step from the surviving facts (head bound to D)."""
+    v = update.views
+    return rule_plan(info, [v.surviving] * len(info.positive), update.reasoning, head_view=v.deleted,
+                     negative_views=[v.old_or_added] * len(info.negative), label=rule_label(info))

@@ -1,0 +1,133 @@
+"""What every maintenance algorithm shares: the update's explicit changes and the views of 001's sets.
+
+The materialisation is updated in place. Every row carries the generation that inserted
+it and, once deleted, the one that deleted it; an update starts at generation g0, and a
+fact deleted and then re-derived during the update is revived (001's disjoint
+formalisation: it leaves D instead of entering A). The sets of 001 are then plain scans:
+
+    I            old materialisation      born < g0, alive at g0-1
+    I \\ D        surviving (= I ∩ I')     born < g0, alive now
+    I ∪ A        old or added             alive at g0-1 (born any time)
+    (I \\ D) ∪ A  new materialisation      alive now
+    D            deleted                  born < g0, deleted at >= g0
+    A            added                    born >= g0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.plan import ir
+from deltalog.plan.rules import View
+from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.workspace import Workspace
+from deltalog.syntax.ast import literal_atoms
+
+
+@dataclass(frozen=True)
+class UpdateViews:
+    """The views of an update that started at generation g0."""
+
+    g0: int
+
+    @property
+    def old(self) -> View:
+        return View(until=self.g0, visible=self.g0 - 1)
+
+    @property
+    def surviving(self) -> View:
+        return View(until=self.g0)
+
+    @property
+    def old_or_added(self) -> View:
+        return View(visible=self.g0 - 1)
+
+    @property
+    def new(self) -> View:
+        return View()
+
+    @property
+    def deleted(self) -> View:
+        return View(until=self.g0, deleted=(self.g0, None))
+
+    @property
+    def added(self) -> View:
+        return View(since=self.g0)
+
+    def deleted_at(self, generation: int) -> View:
+        """Facts of I deleted at one generation (an overdeletion round's delta)."""
+        return View(until=self.g0, deleted=(generation, generation + 1))
+
+    def alive_after(self, generation: int) -> View:
+        """Facts of I not deleted by the end of ``generation``."""
+        return View(until=self.g0, visible=generation)
+
+
+class Budget(Protocol):
+    """A limit on the facts an update may overdelete (auto.OverdeletionBudget): ``spend`` raises
+    once it is passed, which abandons the update (it is rolled back)."""
+
+    def spend(self, update: "Update", facts: int) -> None: ...
+
+
+@dataclass
+class Update:
+    """One update in progress: its views, its scratch relations, and the derived facts it deleted."""
+
+    reasoning: Reasoning
+    views: UpdateViews
+    overdeleted: dict[str, int] = field(default_factory=dict)   # facts deleted per predicate (some come back)
+    budget: Budget | None = None   # None: run to completion (every explicitly chosen algorithm)
+    workspace: Workspace = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.workspace = Workspace(self.reasoning.backend)
+
+    def delete(self, predicate: str, plan, generation: int) -> int:
+        """Delete facts of a derived predicate during maintenance, counting them (001's set D)
+        against the budget: every algorithm's deletions of derived facts pass through here."""
+        n = self.backend.delete(relation=predicate, plan=plan, generation=generation)
+        self.overdeleted[predicate] = self.overdeleted.get(predicate, 0) + n
+        if self.budget is not None and n:
+            self.budget.spend(self, n)
+        return n
+
+    @property
+    def backend(self):
+        return self.reasoning.backend
+
+    def count(self, predicate: str, view: View) -> int:
+        return self.backend.count(relation=view.relation or predicate, since=view.since, until=view.until,
+                                  visible=view.visible, deleted=view.deleted)
+
+    def removed(self, predicate: str) -> int:
+        return self.count(predicate, self.views.deleted)
+
+    def added(self, predicate: str) -> int:
+        return self.count(predicate, self.views.added)
+
+    def finish(self) -> None:
+        self.workspace.drop_all()
+
+
+def tuples_of(relation: str, arity: int, view: View | None = None, names: tuple[str, ...] | None = None) -> ir.Scan:
+    """All tuples of a stored relation in a view, columns c0..ck (or ``names``)."""
+    view = view or View()
+    names = names or tuple(f"c{i}" for i in range(arity))
+    return ir.Scan(view.relation or relation, tuple(ir.Col(n) for n in names), view.since,
+                   view.until, None, view.visible, view.deleted)
+
+
+def predicates_read(rules) -> set[str]:
+    """Every predicate the rules' bodies read (inside negations and aggregates too)."""
+    return {a.predicate for r in rules for lit in r.rule.body for a in literal_atoms(lit)}
+
+
+def lower_changes(update: Update, stratum: Stratum, rules: tuple[RuleInfo, ...]) -> tuple[set[str], set[str]]:
+    """Predicates of lower strata (read by these rules) that lost facts, and that gained facts."""
+    read = predicates_read(rules) - set(stratum.predicates)
+    lost = {p for p in read if update.removed(p)}
+    gained = {p for p in read if update.added(p)}
+    return lost, gained

@@ -1,0 +1,120 @@
+"""The relations an update works with besides the user's, and every name they have, in one place.
+
+Two kinds:
+
+- **scratch relations** live for one update (001's sets N_D, R, Δ_A; FBF's C, P, Y; Counting's
+  runs): a :class:`Workspace` creates them by :class:`Role` and predicate, hands out their names,
+  tells them from user relations by membership (``name in workspace``) and drops them at the end;
+- **kept relations** outlive an update: the explicit facts of a derived predicate (E of 001, see
+  :func:`explicit_relation`) and the counters of DRed^c and Counting (:class:`Counters`).
+
+No other file spells a relation name; the naming below only has to stay clear of predicate
+names (every pattern holds a character no predicate has).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+EXPLICIT_SUFFIX = "#explicit"
+
+
+def explicit_relation(predicate: str) -> str:
+    """Where the explicit facts of a predicate that rules also derive are kept (E of 001)."""
+    return predicate + EXPLICIT_SUFFIX
+
+
+class Counters(Enum):
+    """Per-predicate counter relations kept between consecutive updates by the same algorithm."""
+
+    NONRECURSIVE = "#nonrecursive"   # DRed^c (003 section 4.2): nonrecursive derivations per fact
+    TRACE = "#counting"              # Counting (001 Algorithm 2): rule instances per fact and iteration
+
+    def relation(self, predicate: str) -> str:
+        return predicate + self.value
+
+
+class Role(Enum):
+    """What a scratch relation holds for one predicate; the value is its name pattern."""
+
+    RAW_ADDED = "+raw:{}"            # E⁺ as given
+    RAW_DELETED = "-raw:{}"          # E⁻ as given
+    ADDED = "+{}"                    # E⁺ \ E              (001 Algorithm 4, line 39)
+    DELETED = "-{}"                  # (E⁻ ∩ E) \ E⁺
+    LOST_DERIVATION = "N:{}"         # N_D: facts that lost a derivation (overdeletion candidates)
+    REDERIVED = "R:{}"               # R: overdeleted facts rederived
+    INSERTION_DELTA = "ΔA:{}"        # N_A / Δ_A: insertion rounds
+    CHECKED = "C:{}"                 # FBF (001 Algorithm 5): C, checked facts
+    PROVED = "P:{}"                  # P, proved facts
+    DELAYED = "Y:{}"                 # Y, delayed facts
+    CANDIDATES = "K:{}"              # one overdeletion round's unproved candidates
+    COUNT_CHANGES = "#delta:{}"      # signed counter changes, summed per fact
+    STAGED_COUNTS = "#counts:{}"     # new counter rows before they replace the stored ones
+    TOUCHED = "#touched:{}"          # facts whose counters changed (Counting)
+    TRACE_FACTS = "#Ib:{}"           # I while the old trace is counted (001 Algorithm 2)
+    OLD_RUN = "#Io:{}"               # I_o, I_n: the old and the new run (001 Algorithm 3)
+    NEW_RUN = "#In:{}"
+    ONLY_OLD = "#Ion:{}"             # I_o \ I_n and I_n \ I_o
+    ONLY_NEW = "#Ino:{}"
+    OLD_STARTS = "#Yo:{}"            # Y_o, Y_n: (Δ_x ∩ I_y) \ Δ_y, where (69) starts
+    NEW_STARTS = "#Yn:{}"
+    SET_ASIDE = "old:{}"             # a derived relation replaced by a rematerialisation
+
+    def of(self, predicate: str) -> str:
+        """The relation name for ``predicate``."""
+        return self.value.format(predicate)
+
+
+class Workspace:
+    """The scratch relations of one update, by role and predicate."""
+
+    def __init__(self, backend) -> None:
+        self.backend = backend
+        self._names: dict[tuple[Role, str], str] = {}
+
+    def __contains__(self, relation: str) -> bool:
+        """Whether ``relation`` is one of this update's scratch relations (not a user relation)."""
+        return relation in self._names.values()
+
+    def __iter__(self):
+        return iter(list(self._names.values()))
+
+    def relation(self, role: Role, predicate: str, arity: int) -> str:
+        """The scratch relation of ``role`` for ``predicate``, created empty on first use."""
+        key = (role, predicate)
+        if key not in self._names:
+            name = role.of(predicate)
+            self.backend.create_relation(relation=name, arity=arity)
+            self.backend.clear(relation=name)
+            self._names[key] = name
+        return self._names[key]
+
+    def get(self, role: Role, predicate: str) -> str | None:
+        """The relation if this update made one (e.g. ``ADDED`` exists iff the update adds facts of p)."""
+        return self._names.get((role, predicate))
+
+    def has(self, role: Role, predicate: str) -> bool:
+        return (role, predicate) in self._names
+
+    def predicates(self, role: Role) -> list[str]:
+        """The predicates that have a relation of ``role``, sorted."""
+        return sorted(p for r, p in self._names if r is role)
+
+    def set_aside(self, predicate: str) -> str:
+        """Rename a user relation out of the way (kept until the update ends, then dropped)."""
+        name = Role.SET_ASIDE.of(predicate)
+        self.backend.rename(relation=predicate, to=name)
+        self._names[Role.SET_ASIDE, predicate] = name
+        return name
+
+    def restore_set_aside(self) -> None:
+        """After a failed rematerialisation: put the set-aside relations back."""
+        for predicate in self.predicates(Role.SET_ASIDE):
+            name = self._names.pop((Role.SET_ASIDE, predicate))
+            self.backend.drop(relation=predicate)
+            self.backend.rename(relation=name, to=predicate)
+
+    def drop_all(self) -> None:
+        for name in self._names.values():
+            self.backend.drop(relation=name)
+        self._names.clear()

@@ -1,0 +1,50 @@
+"""003's modules: chosen per stratum during analysis and recorded on the stratum; maintenance
+strategies are objects looked up by name (algorithms/strategies.py)."""
+
+import pytest
+
+from deltalog.algorithms.maintain import ALGORITHMS
+from deltalog.algorithms.strategies import STRATEGIES
+from deltalog.analysis import analyse
+from deltalog.analysis.modules import ModuleKind
+from deltalog.modules import modules_of
+from deltalog.modules.seminaive import SeminaiveModule
+from deltalog.reasoning.workspace import Counters
+from deltalog.syntax.parser import parse
+
+PROGRAM = """
+path(X, Y) :- edge(X, Y).
+path(X, Z) :- edge(X, Y), path(Y, Z).
+far(X) :- path(X, Y), !edge(X, Y).
+"""
+
+
+def test_each_recursive_stratum_records_one_seminaive_module_with_its_recursive_rules():
+    strata = {s.predicates: s for s in analyse(parse(PROGRAM)).strata}
+    path, far = strata[frozenset({"path"})], strata[frozenset({"far"})]
+    assert [(m.kind, m.rules) for m in path.modules] == [(ModuleKind.SEMINAIVE, path.recursive)]
+    assert far.modules == () and modules_of(far) == []
+
+
+def test_modules_are_built_from_the_recorded_choice():
+    path = next(s for s in analyse(parse(PROGRAM)).strata if "path" in s.predicates)
+    (module,) = modules_of(path)
+    assert isinstance(module, SeminaiveModule)
+    assert module.rules == path.modules[0].rules and module.predicates == path.predicates
+
+
+def test_every_algorithm_but_auto_is_a_strategy_object():
+    assert set(ALGORITHMS) == set(STRATEGIES) | {"auto"}
+    assert all(name == strategy.name for name, strategy in STRATEGIES.items())
+    counters = [s.counters for s in STRATEGIES.values() if s.counters is not None]
+    assert sorted(c.name for c in counters) == sorted(c.name for c in Counters)   # each kept by one strategy
+
+
+@pytest.mark.parametrize("algorithm", sorted(STRATEGIES))
+def test_each_strategy_maintains_a_recursive_stratum(algorithm):
+    from deltalog.api import Reasoner
+    r = Reasoner(PROGRAM + "edge(1, 2). edge(2, 3). edge(3, 4).")
+    r.materialise()
+    result = r.update(delete={"edge": [(2, 3)]}, algorithm=algorithm)
+    assert result.algorithm == algorithm
+    assert sorted(r.relation("path").rows()) == [(1, 2), (3, 4)]
