@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, MutableMapping
 import numpy as np
 import polars as pl
 
+from deltalog.backends.base import ChoosesRepresentation, EncodedColumns, Persistent
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node
 from deltalog.storage.dictionary import Dictionary
@@ -26,8 +27,8 @@ if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup
     import pyarrow as pa
 
 
-class LocalBackend:
-    """Runs plans with the vectorised numpy executor over in-memory relations."""
+class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
+    """Runs plans with the vectorised numpy executor over in-memory relations (capabilities: see base.py)."""
 
     name = "local"
 
@@ -141,8 +142,8 @@ class LocalBackend:
         return set(zip(*decoded))
 
     def id_columns(self, *, relation: str) -> list[np.ndarray]:
-        """The encoded columns of a relation's live rows (run-time type checks read the kinds of
-        the ids, algorithms/typecheck.py)."""
+        """The encoded columns of a relation's live rows (the ``EncodedColumns`` capability: run-time
+        type checks read the kinds of the ids, algorithms/typecheck.py)."""
         return scan_all(self._relations[relation])[0]
 
     def export_rows(self, *, relation: str, since: int = 0, until: int | None = None) -> pa.Table:
@@ -165,8 +166,8 @@ class LocalBackend:
             return target.insert(columns, generation=generation)
 
     def relations_state(self) -> dict[str, Relation]:
-        """The stored relations themselves, for saving (storage/persist.py saves the ``rows``
-        representation only)."""
+        """The stored relations themselves, for saving (the ``Persistent`` capability; storage/persist.py
+        saves the ``rows`` representation only)."""
         for name, stored in self._relations.items():
             if not isinstance(stored, Relation):
                 raise InputError(f"relation {name} is stored as {stored.representation!r}, which cannot be saved "
