@@ -13,8 +13,7 @@ and the :class:`KeyedView` it returns (probe results index its ``columns``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol, runtime_checkable
+from typing import Callable, Iterator, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -24,21 +23,17 @@ Chunk = tuple[list[np.ndarray], int]
 """Some rows of a view: its columns (one per relation column; none for arity 0) and how many rows."""
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     """Which rows a read sees: inserted at generations ``since <= g < until``, and not deleted
     (``visible`` None), not deleted by the end of generation ``visible``, or deleted at generations
-    ``deleted[0] <= d < deleted[1]`` (``deleted`` given; ``visible`` is then ignored). See ``ir.Scan``."""
+    ``deleted[0] <= d < deleted[1]`` (``deleted`` given; ``visible`` is then ignored). See ``ir.Scan``.
+    An ``ir.Scan`` has the same four fields and is passed as its own view: the executor builds no
+    View per scan (a named tuple here: a count builds one, and a frozen dataclass costs ten times as much)."""
 
     since: int = 0
     until: int | None = None
     visible: int | None = None
     deleted: tuple[int, int | None] | None = None
-
-    @classmethod
-    def of(cls, scan) -> "View":
-        """The view an ``ir.Scan`` reads."""
-        return cls(scan.since, scan.until, scan.visible, scan.deleted)
 
 
 WHOLE = View()
@@ -51,11 +46,11 @@ class KeyedView:
     (``None``: every match counts). ``exact``: keys are compared exactly (else by fingerprint, and the
     caller compares the keyed positions value by value)."""
 
-    __slots__ = ("columns", "index", "lo", "hi", "_alive")
+    __slots__ = ("columns", "index", "lo", "hi", "alive")
 
     def __init__(self, columns: list[np.ndarray], index: SortedIndex, lo: int, hi: int,
-                 alive: Callable[[np.ndarray], np.ndarray | None] | None = None) -> None:
-        self.columns, self.index, self.lo, self.hi, self._alive = columns, index, lo, hi, alive
+                 alive: Callable[[np.ndarray], np.ndarray | None] = lambda rows: None) -> None:
+        self.columns, self.index, self.lo, self.hi, self.alive = columns, index, lo, hi, alive
 
     @classmethod
     def over(cls, columns: list[np.ndarray], positions: tuple[int, ...], n: int) -> "KeyedView":
@@ -70,9 +65,6 @@ class KeyedView:
 
     def probe(self, keys: list[np.ndarray], n: int) -> Probe:
         return self.index.probe(keys, self.lo, self.hi, n)
-
-    def alive(self, rows: np.ndarray) -> np.ndarray | None:
-        return None if self._alive is None else self._alive(rows)
 
 
 @runtime_checkable

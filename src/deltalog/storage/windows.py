@@ -7,6 +7,7 @@ death conditions filter that range through the per-row death marks.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Iterator
 
 import numpy as np
@@ -38,9 +39,8 @@ class RowWindows:
 
     def keyed(self, view: View, positions: tuple[int, ...]) -> KeyedView:
         lo, hi = self.rows_for(view.since, view.until)
-        visible, deleted = view.visible, view.deleted
         return KeyedView(self.stored_columns(), self.index(positions), lo, hi,
-                         lambda rows: self.death_mask(rows, visible, deleted))
+                         partial(self.death_mask, visible=view.visible, deleted=view.deleted))
 
     def covers_live(self, view: View) -> bool:
         if view.visible is not None or view.deleted is not None:

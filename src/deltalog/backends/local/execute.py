@@ -17,7 +17,7 @@ import numpy as np
 
 from deltalog.plan import ir
 from deltalog.storage.dictionary import Dictionary
-from deltalog.storage.stored import KeyedView, StoredRelation, View
+from deltalog.storage.stored import KeyedView, StoredRelation
 from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
@@ -79,7 +79,7 @@ def match_terms(terms: tuple[ir.Term, ...], columns: list[np.ndarray], n: int, c
 
 @stream.register
 def _scan(node: ir.Scan, ctx: Context) -> Iterator[Frame]:
-    for columns, n in ctx.relations[node.relation].scan(View.of(node), ctx.chunk_rows):
+    for columns, n in ctx.relations[node.relation].scan(node, ctx.chunk_rows):   # a Scan is a view
         frame = match_terms(node.terms, columns, n, ctx)
         ctx.count(node.label, frame.length)
         yield frame
@@ -103,14 +103,6 @@ class Lookup:
     positions: tuple[int, ...]   # the right-side positions the keyed view keys on
     terms: tuple[ir.Term, ...]
 
-    @property
-    def columns(self) -> list[np.ndarray]:
-        return self.keyed.columns
-
-    def alive(self, rows: np.ndarray) -> np.ndarray | None:
-        """Which matched rows the view's death conditions keep (None: all)."""
-        return self.keyed.alive(rows)
-
     def probe(self, frame: Frame, ctx: Context):
         keys = [frame.columns[t.name] if isinstance(t, ir.Col) else
                 np.full(frame.length, ctx.constant_id(t), np.int64) for t in self.key_sources]
@@ -121,7 +113,7 @@ def lookup_for(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Lookup:
     """Index the right side of a join on the join columns (and the scan's constants)."""
     if isinstance(right, ir.Scan):
         positions = _key_positions(right.terms, on)
-        keyed = ctx.relations[right.relation].keyed(View.of(right), positions)
+        keyed = ctx.relations[right.relation].keyed(right, positions)
         return Lookup(keyed, [right.terms[p] for p in positions], positions, right.terms)
     frame = materialise(right, ctx)
     terms = tuple(ir.Col(c) for c in right.columns)
@@ -147,21 +139,22 @@ def matched_rows(lookup: Lookup, frame: Frame, rows: np.ndarray, probe_idx: np.n
     """Right-side columns of matched rows (those in ``wanted``), and a mask of the rows that really
     match: a position the exact index did not key on (a repeated name, or any position of a
     fingerprint index) is compared value by value."""
-    alive = lookup.alive(rows)
+    alive = lookup.keyed.alive(rows)
     keep = np.ones(rows.size, bool) if alive is None else alive
     named: dict[str, np.ndarray] = {}
     keyed = set(lookup.positions) if lookup.keyed.exact else set()
+    columns = lookup.keyed.columns
     for position, term in enumerate(lookup.terms):
         if position in keyed:
             continue
         if isinstance(term, ir.Lit):
-            keep &= lookup.columns[position][rows] == ctx.constant_id(term)
+            keep &= columns[position][rows] == ctx.constant_id(term)
         elif term.name in frame.columns:
-            keep &= lookup.columns[position][rows] == frame.columns[term.name][probe_idx]
+            keep &= columns[position][rows] == frame.columns[term.name][probe_idx]
         elif term.name in named:
-            keep &= lookup.columns[position][rows] == named[term.name]
+            keep &= columns[position][rows] == named[term.name]
         elif wanted is None or term.name in wanted or _repeated(lookup.terms, term.name):
-            named[term.name] = lookup.columns[position][rows]
+            named[term.name] = columns[position][rows]
     return named, keep
 
 
@@ -216,7 +209,7 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
     lookup = lookup_for(right, node.on, ctx)
     for frame in stream(node.left, ctx):
         probe = lookup.probe(frame, ctx)
-        if lookup.keyed.exact and lookup.alive(np.empty(0, np.int64)) is None:
+        if lookup.keyed.exact and lookup.keyed.alive(np.empty(0, np.int64)) is None:
             yield frame, probe.any_match()
             continue
         probe_idx, rows = probe.expand(0, frame.length)
@@ -236,7 +229,7 @@ def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> St
     if {t.name for t in right.terms} != set(on):
         return None
     relation = ctx.relations[right.relation]
-    return relation if relation.arity and relation.covers_live(View.of(right)) else None
+    return relation if relation.arity and relation.covers_live(right) else None
 
 
 def _has_repeats(scan: ir.Scan) -> bool:
