@@ -24,8 +24,8 @@ from deltalog.algorithms.offload import default_policy
 from deltalog.algorithms.seminaive import materialise_or_roll_back
 from deltalog.algorithms.update import explicit_relation
 from deltalog.analysis import analyse
-from deltalog.backends.base import Backend
-from deltalog.errors import InputError, QueryError, UnknownPredicateError
+from deltalog.backends.base import Backend, FrameLoading
+from deltalog.errors import InputError, QueryError, UnknownPredicateError, UsageError
 from deltalog.limits import Limits, recursion_headroom
 from deltalog.plan import ir
 from deltalog.plan.rules import term
@@ -67,7 +67,7 @@ class Reasoner:
         self.offload = default_policy(self.backend) if offload == "auto" else offload
         self.reasoning = Reasoning(self.analysed, self.backend)
         self._materialised = False
-        self.store_link: Any = None     # the store this state was read from or saved to (deltalog/store)
+        self.store_session: Any = None  # the store this state was read from or saved to (deltalog/store/session.py)
         self._arities = dict(self.analysed.arities)
         self.declarations = self.analysed.declarations  # @decl by predicate: names and types of columns
         for predicate, arity in self._arities.items():
@@ -94,18 +94,22 @@ class Reasoner:
         """Save program, facts and materialisation into a store directory (new, empty, or a store),
         atomically and durably (local backend). Saving back to the store the reasoner was opened from
         writes only what changed; it refuses if another writer updated the store meanwhile."""
-        from deltalog.store import save_store
+        from deltalog.store import require_persistent, save_store
+        require_persistent(self.backend)   # before a materialisation that could not be saved anyway
         if not self._materialised:
             self.materialise()
         text = self.source if self.source is not None else str(self.program)
         save_store(self, store, text, dict(event or {"event": "save"}), wait=wait)
 
+    @property
+    def store_link(self):
+        """The store version this state matches (``deltalog.store.StoreLink``), or None."""
+        return None if self.store_session is None else self.store_session.link
+
     def close(self) -> None:
         """Release the store's writer lock, if ``open(..., writable=True)`` took it."""
-        link = self.store_link
-        if link is not None and link.lock is not None:
-            link.lock.release()
-            link.lock = None
+        if self.store_session is not None:
+            self.store_session.release()
 
     def __enter__(self) -> "Reasoner":
         return self
@@ -156,6 +160,9 @@ class Reasoner:
     def load_frames(self, frames: Mapping[str, Any], *, source: str = "the data", tagged: bool = False) -> int:
         """Add Spark DataFrames of facts (Spark backend only; ``tagged``: already in the backend's
         physical form; declared predicates are typed by their ``@decl``), all arities checked first."""
+        if not isinstance(self.backend, FrameLoading):
+            raise UsageError(f"DataFrames of facts need a backend that loads them (backend='spark'); the "
+                             f"{self.backend.name} backend takes tables, paths or rows")
         for predicate, frame in frames.items():
             self._check_arity(predicate, len(frame.columns), source)
         ready = {p: tagged or p in self.declarations for p in frames}
@@ -187,7 +194,7 @@ class Reasoner:
         """Add every fact file of a directory (DIR/p.tsv, p.csv, p.parquet, p.facts, *.nt, *.ttl).
         ``rdf_map`` (a TSV file of IRI, predicate lines, or a dict): names for RDF properties; it
         implies ``rdf_predicates`` (docs/semantics.md, RDF)."""
-        if self.backend.name == "spark" and not self._materialised:   # read on the executors
+        if isinstance(self.backend, FrameLoading) and not self._materialised:   # read on the executors
             from deltalog.backends.spark.io import read_facts_dir as read_with_spark
             frames = read_with_spark(self.backend.spark, str(directory), arities=self._arities,
                                      rdf_predicates=rdf_predicates, rdf_map=rdf_map,

@@ -111,14 +111,14 @@ def cmd_export(args) -> int:
 def cmd_stats(args) -> int:
     from deltalog.api import Reasoner
     reasoner = Reasoner.open(args.store)
-    link = reasoner.store_link
+    link = reasoner.store_session.link
     rows = [{"predicate": p, "arity": a, "facts": reasoner.backend.count(relation=p),
              "kind": "derived" if p in reasoner.analysed.idb else "explicit"}
             for p, a in sorted(reasoner.predicates().items())]
     files = link.manifest["files"]
     summary = {"store": str(args.store), "snapshot": link.snapshot, "version": link.version,
                "segments": len(link.manifest["parts"]) - 1, "bytes": sum(size for size, _ in files.values()),
-               "predicates": rows, "history": getattr(reasoner, "store_history", [])}
+               "predicates": rows, "history": reasoner.store_session.history}
     if args.json:
         print(json.dumps(summary, indent=1))
         return 0

@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from deltalog.reasoning.context import Reasoning, StratumStats
+from deltalog.backends.base import Backend, Offloading, embedded_backend
 from deltalog.analysis.program import Stratum, split_body
 from deltalog.modules.base import Module
 
@@ -39,12 +40,14 @@ def read_predicates(stratum: Stratum) -> set[str]:
 
 @dataclass
 class OffloadPolicy:
-    """Run a stratum on an embedded backend when its inputs hold at most ``max_rows`` rows in total."""
+    """Run a stratum on an embedded backend when its inputs hold at most ``max_rows`` rows in total
+    (only for backends with the ``Offloading`` capability: rounds elsewhere cost nothing fixed)."""
 
     max_rows: int = DEFAULT_MAX_ROWS
     offloaded: list[int] = field(default_factory=list)   # strata run on the driver
     rows_in: int = 0                                     # rows copied to the driver
     rows_out: int = 0                                    # new facts copied back
+    embedded: Callable[[], Backend] = embedded_backend   # makes the backend a stratum runs on
 
     def __call__(self, reasoning: Reasoning, stratum: Stratum, modules: Sequence[Module]) -> StratumStats | None:
         """Materialise the stratum on the driver and return its statistics, or None to leave it to the backend."""
@@ -54,15 +57,14 @@ class OffloadPolicy:
         return self.run(reasoning, stratum, modules, inputs)
 
     def wants(self, reasoning: Reasoning, inputs: list[str]) -> bool:
-        if reasoning.backend.name == "local" or self.max_rows <= 0:
+        if not isinstance(reasoning.backend, Offloading) or self.max_rows <= 0:
             return False
         return sum(reasoning.backend.count(relation=p) for p in inputs) <= self.max_rows
 
     def run(self, reasoning: Reasoning, stratum: Stratum, modules: Sequence[Module], inputs: list[str]) -> StratumStats:
         from deltalog.algorithms.seminaive import materialise_stratum
-        from deltalog.backends.local.backend import LocalBackend
         started = time.perf_counter()
-        remote, local = reasoning.backend, LocalBackend()
+        remote, local = reasoning.backend, self.embedded()
         arities = remote.relations()
         for predicate in inputs:
             local.create_relation(relation=predicate, arity=arities[predicate])
@@ -83,8 +85,9 @@ class OffloadPolicy:
 
 
 def default_policy(backend) -> OffloadPolicy | None:
-    """The policy for a backend: none in-process; for others ``max_rows`` from DELTALOG_OFFLOAD_ROWS (0: off)."""
-    if backend.name == "local":
+    """The policy for a backend: for an ``Offloading`` one, ``max_rows`` from DELTALOG_OFFLOAD_ROWS (0: off);
+    none for the others (in-process rounds cost nothing fixed)."""
+    if not isinstance(backend, Offloading):
         return None
     rows = int(os.environ.get("DELTALOG_OFFLOAD_ROWS", DEFAULT_MAX_ROWS))
     return OffloadPolicy(rows) if rows > 0 else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from deltalog.analysis.declarations import TYPE_KINDS
 from deltalog.analysis.program import AnalysedProgram
+from deltalog.backends.base import EncodedColumns, FrameLoading
 from deltalog.errors import TypeCheckError
 
 PREFIXES = {"int": "i", "float": "f", "string": "s", "iri": "r"}
@@ -19,8 +20,11 @@ PREFIXES = {"int": "i", "float": "f", "string": "s", "iri": "r"}
 
 def misfit(backend, relation: str, column: int, allowed: frozenset[str]) -> tuple[str, object] | None:
     """A (kind, value) in ``relation``'s column whose kind is not ``allowed``, or None."""
-    if backend.name == "spark":
+    if isinstance(backend, FrameLoading):
         return _spark_misfit(backend, relation, column, allowed)
+    if not isinstance(backend, EncodedColumns):
+        return next((row[column] for row in backend.typed_rows(relation=relation) if row[column][0] not in allowed),
+                    None)
     from deltalog.storage.values import KIND_CODES
     import numpy as np
     ids = backend.id_columns(relation=relation)[column]

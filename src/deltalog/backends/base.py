@@ -4,6 +4,10 @@ Backends store relations of dictionary-encoded tuples stamped with the generatio
 that inserted them, execute relational-algebra plans (``deltalog.plan.ir``) and move
 data in and out as decoded tables. They never see rules, strata or deltas: an
 algorithm expresses "delta" and "old" as generation windows in its plans.
+
+What only some backends can do is declared as an optional *capability*, a Protocol of its own
+(``FrameLoading``, ``Persistent``, ``EncodedColumns``, ``Offloading``, ``ChoosesRepresentation``):
+callers test ``isinstance(backend, Capability)``, never a backend's name.
 """
 
 from __future__ import annotations
@@ -91,3 +95,72 @@ class Backend(Protocol):
 
     def describe(self) -> dict[str, Any]:
         """Facts about the backend worth reporting in --stats."""
+
+
+# ---- optional capabilities ---------------------------------------------------------------------------
+
+@runtime_checkable
+class FrameLoading(Protocol):
+    """Facts can arrive as distributed DataFrames and be read on the executors (the Spark backend):
+    ``Reasoner.load_frames``, and ``load_directory`` before the first materialisation."""
+
+    spark: Any
+    """The session whose readers load fact directories (backends/spark/io.py)."""
+
+    def load_frame(self, *, relation: str, data: Any, generation: int, tagged: bool = False) -> int:
+        """Store a DataFrame of values (``tagged``: already in the backend's physical form); return the new rows."""
+
+    def frame(self, *, relation: str) -> Any:
+        """The live rows of a relation as a DataFrame of the physical columns (None if empty)."""
+
+
+@runtime_checkable
+class EncodedColumns(Protocol):
+    """Relations are dictionary-encoded id columns in this process (the local backend), so per-value work
+    such as run-time type checks (algorithms/typecheck.py) reads ids and the dictionary directly."""
+
+    dictionary: Any
+    """The ``storage.dictionary.Dictionary`` every id refers to."""
+
+    def id_columns(self, *, relation: str) -> list[Any]:
+        """The id columns (NumPy arrays) of a relation's live rows."""
+
+
+@runtime_checkable
+class Persistent(Protocol):
+    """The state can be saved into a store and restored from one (deltalog/store, storage/persist.py)."""
+
+    dictionary: Any
+
+    def relations_state(self) -> dict[str, Any]:
+        """The stored relations themselves, for saving (raises InputError if one cannot be saved)."""
+
+    @classmethod
+    def from_parts(cls, dictionary: Any, relations: dict[str, Any]) -> Any:
+        """A backend holding a loaded dictionary and relations."""
+
+
+@runtime_checkable
+class Offloading(Protocol):
+    """Every evaluation round costs a fixed overhead whatever its size (a distributed job), so strata over
+    little data are better run on an embedded backend and copied back (algorithms/offload.py)."""
+
+    round_overhead_seconds: float
+    """About what one round costs on an idle cluster (for reports; the policy decides by row counts)."""
+
+
+@runtime_checkable
+class ChoosesRepresentation(Protocol):
+    """Relations can be stored in more than one way (storage/representations.py), chosen with
+    ``create_relation(..., representation=...)``; ``representation`` is the backend's default."""
+
+    representation: str
+
+    def create_relation(self, *, relation: str, arity: int, representation: str | None = None) -> None:
+        """Make an empty relation stored as ``representation`` (a no-op if it exists with this arity)."""
+
+
+def embedded_backend() -> Backend:
+    """A fresh in-process backend: where an ``Offloading`` backend's small strata run."""
+    from deltalog.backends.local.backend import LocalBackend
+    return LocalBackend()

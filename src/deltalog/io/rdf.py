@@ -150,6 +150,11 @@ def _unescape(lexical: pl.Series) -> pl.Series:
     return lexical.scatter(where, pl.Series(plain, dtype=pl.String))
 
 
+def unescape_text(cell: str) -> str:
+    """One cell's N-Triples string escapes undone (the Spark reader applies it per cell)."""
+    return _ESCAPE.sub(_unescape_one, cell) if "\\" in cell else cell
+
+
 def _unescape_one(match: re.Match) -> str:
     short, long, char = match.groups()
     if short or long:

@@ -24,14 +24,16 @@ import numpy as np
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.tupleset import TupleSet, pack, unique_sorted
+from deltalog.storage.windows import RowWindows
 
 ALIVE = np.iinfo(np.int64).max
 SAMPLE_ROWS = 1 << 14
 _LAYOUTS = itertools.count(1)
 
 
-class Relation:
-    """Rows of one predicate (arity 0 is stored as one hidden all-zero column)."""
+class Relation(RowWindows):
+    """Rows of one predicate (arity 0 is stored as one hidden all-zero column); the ``rows``
+    representation of storage/stored.py (its views: storage/windows.py)."""
 
     def __init__(self, name: str, arity: int) -> None:
         self.name, self.arity = name, arity

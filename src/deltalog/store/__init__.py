@@ -15,16 +15,18 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deltalog.backends.base import Persistent
 from deltalog.store import layout
 from deltalog.store.layout import StoreDamaged, StoreError
 from deltalog.store.locks import WriterLock, reading, try_pin_exclusively, writer_lock, READERS_LOCK
+from deltalog.store.session import StoreLink, StoreSession
 from deltalog.storage import persist
 
-__all__ = ["open_store", "save_store", "verify_store", "StoreError", "StoreDamaged", "StoreLink"]
+__all__ = ["open_store", "save_store", "verify_store", "require_persistent", "StoreError", "StoreDamaged",
+           "StoreLink", "StoreSession"]
 
 HISTORY_KEPT = 1000
 """Update history entries a manifest keeps (the manifest is rewritten by every update)."""
@@ -33,20 +35,6 @@ SEGMENT_SHARE = 0.5
 """A save writes a whole new snapshot once the segments hold more than this share of the base's bytes
 (or number MAX_SEGMENTS): opening then reads little more than the state itself."""
 READ_ATTEMPTS = 50
-
-
-@dataclass
-class StoreLink:
-    """What a reasoner knows of the store it was opened from or saved to: the version its state
-    matches, and how much of its state that version holds."""
-
-    path: Path
-    snapshot: str
-    version: int
-    saved: persist.Saved
-    program: str
-    manifest: dict
-    lock: WriterLock | None = None
 
 
 # ---- reading --------------------------------------------------------------------------------------
@@ -117,19 +105,29 @@ def _reasoner(store: Path, manifest: dict, program: str, dictionary, relations, 
         raise StoreDamaged(store, manifest["snapshot"], f"no saved relation for {', '.join(sorted(missing))}")
     reasoner = Reasoner(parsed, backend=backend, restore=manifest)
     reasoner.source = program
-    reasoner.store_history = manifest.get("history", [])
     saved = persist.Saved(len(dictionary), {n: (r.layout, len(r)) for n, r in relations.items()})
-    reasoner.store_link = StoreLink(store.resolve(), manifest["snapshot"], manifest["version"], saved, program,
-                                    manifest, lock)
+    link = StoreLink(store.resolve(), manifest["snapshot"], manifest["version"], saved, program, manifest, lock)
+    reasoner.store_session = StoreSession(link, manifest.get("history", []))
     return reasoner
 
 
 # ---- writing --------------------------------------------------------------------------------------
 
+def require_persistent(backend) -> None:
+    """Refuse, clearly, a backend whose state cannot be saved (the ``Persistent`` capability)."""
+    if not isinstance(backend, Persistent):
+        raise StoreError(f"saving a store needs the local backend; the {getattr(backend, 'name', 'given')} "
+                         "backend cannot save its state (materialise with the local backend to make a store)")
+
+
 def save_store(reasoner, store: str | os.PathLike, program_text: str, event: dict, *, wait: float = 0.0) -> Path:
     """Save the reasoner's state as the store's new current version (a segment or a whole snapshot)."""
+    require_persistent(reasoner.backend)
     store = Path(store)
-    link: StoreLink | None = getattr(reasoner, "store_link", None)
+    if reasoner.store_session is None:
+        reasoner.store_session = StoreSession()
+    session: StoreSession = reasoner.store_session
+    link = session.link
     holding = link is not None and link.lock is not None and link.path == store.resolve()
     if not holding:
         layout.prepare_directory(store)
@@ -140,15 +138,15 @@ def save_store(reasoner, store: str | os.PathLike, program_text: str, event: dic
         if ours and current is not None and current[:2] != (link.snapshot, link.version):
             raise StoreError(f"store {store} was updated by another writer since this reasoner read it "
                              f"(it read {link.snapshot} version {link.version}); open it again and redo the update")
-        history = (list(getattr(reasoner, "store_history", [])) + [dict(event, time=time.time())])[-HISTORY_KEPT:]
+        history = (list(session.history) + [dict(event, time=time.time())])[-HISTORY_KEPT:]
         if ours and current is not None and _append_is_worthwhile(link, program_text):
-            written = _append_segment(reasoner, store, link, program_text, history)
+            written, session.link = _append_segment(reasoner, store, link, program_text, history)
         else:
-            written = _write_snapshot(reasoner, store, program_text, history, link if ours else None)
-        reasoner.store_history = history
+            written, session.link = _write_snapshot(reasoner, store, program_text, history, link if ours else None)
+        session.history = history
         if link is not None and link.lock is not None and not ours:
             link.lock.release()     # saved elsewhere: the reasoner no longer follows the store it locked
-        _remove_old_snapshots(store, keep=reasoner.store_link.snapshot)
+        _remove_old_snapshots(store, keep=session.link.snapshot)
         return written
 
 
@@ -179,7 +177,8 @@ def _manifest(reasoner, snapshot: str, version: int, parts: list[str], files: di
             "rules": [info.id for info in reasoner.analysed.rules]}   # stable rule ids (analysis/identity.py)
 
 
-def _write_snapshot(reasoner, store: Path, program_text: str, history: list, link: StoreLink | None) -> Path:
+def _write_snapshot(reasoner, store: Path, program_text: str, history: list,
+                    link: StoreLink | None) -> tuple[Path, StoreLink]:
     snapshot = layout.snapshot_name(max(layout.snapshot_numbers(store), default=0) + 1)
     staging = store / f".{snapshot}.tmp"
     try:
@@ -201,11 +200,11 @@ def _write_snapshot(reasoner, store: Path, program_text: str, history: list, lin
         raise
     committed()
     lock = link.lock if link is not None else None
-    reasoner.store_link = StoreLink(store.resolve(), snapshot, 0, saved, program_text, manifest, lock)
-    return store / snapshot
+    return store / snapshot, StoreLink(store.resolve(), snapshot, 0, saved, program_text, manifest, lock)
 
 
-def _append_segment(reasoner, store: Path, link: StoreLink, program_text: str, history: list) -> Path:
+def _append_segment(reasoner, store: Path, link: StoreLink, program_text: str,
+                    history: list) -> tuple[Path, StoreLink]:
     version = link.version + 1
     segment = layout.segment_name(version)
     directory = store / link.snapshot
@@ -230,8 +229,7 @@ def _append_segment(reasoner, store: Path, link: StoreLink, program_text: str, h
         raise
     committed()
     _remove_old_manifests(directory, keep={version, version - 1})
-    reasoner.store_link = StoreLink(link.path, link.snapshot, version, saved, program_text, manifest, link.lock)
-    return final
+    return final, StoreLink(link.path, link.snapshot, version, saved, program_text, manifest, link.lock)
 
 
 def _write_manifest(directory: Path, version: int, manifest: dict) -> str:
@@ -277,7 +275,7 @@ def verify_store(store: str | os.PathLike) -> dict[str, Any]:
     """Read the current version whole, checking every file's size and checksum and the state's
     consistency; returns a summary (raises StoreDamaged on the first problem)."""
     reasoner = open_store(store)
-    link = reasoner.store_link
+    link = reasoner.store_session.link
     files = link.manifest["files"]
     return {"snapshot": link.snapshot, "version": link.version, "files": len(files),
             "bytes": sum(size for size, _ in files.values()), "facts": reasoner.fact_count(),

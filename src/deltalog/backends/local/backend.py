@@ -1,4 +1,8 @@
-"""The embedded backend: relations as numpy id columns with persistent indexes, in this process."""
+"""The embedded backend: relations as numpy id columns with persistent indexes, in this process.
+
+Relations are reached only through the stored-relation interface (storage/stored.py); each is
+stored by the representation chosen at ``create_relation`` (storage/representations.py).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,13 @@ from typing import TYPE_CHECKING, Any, MutableMapping
 import numpy as np
 import polars as pl
 
+from deltalog.backends.base import ChoosesRepresentation, EncodedColumns, Persistent
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import Relation
+from deltalog.storage.representations import DEFAULT, make_relation
+from deltalog.storage.stored import WHOLE, StoredRelation, View, scan_all
 from deltalog.backends.local.codec import decode_frame, encode_series
 from deltalog.backends.tagged import ids_of_tagged, tagged_of_ids
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
@@ -20,23 +27,28 @@ if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup
     import pyarrow as pa
 
 
-class LocalBackend:
-    """Runs plans with the vectorised numpy executor over in-memory relations."""
+class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
+    """Runs plans with the vectorised numpy executor over in-memory relations (capabilities: see base.py)."""
 
     name = "local"
 
-    def __init__(self, *, chunk_rows: int = CHUNK_ROWS) -> None:
+    def __init__(self, *, chunk_rows: int = CHUNK_ROWS, representation: str = DEFAULT) -> None:
+        """``representation``: how relations are stored unless ``create_relation`` says otherwise."""
         self.dictionary = Dictionary()
-        self._relations: dict[str, Relation] = {}
+        self._relations: dict[str, StoredRelation] = {}
         self._chunk_rows = chunk_rows
+        self.representation = representation
+        make_relation(representation, "", 0)   # an unknown name fails here, not at the first relation
 
     def _context(self, metrics: MutableMapping[str, int] | None = None) -> Context:
         return Context(self._relations, self.dictionary, metrics, self._chunk_rows)
 
-    def create_relation(self, *, relation: str, arity: int) -> None:
+    def create_relation(self, *, relation: str, arity: int, representation: str | None = None) -> None:
+        """Make an empty relation stored as ``representation`` (default: the backend's; see
+        storage/representations.py); a no-op if it exists with this arity."""
         existing = self._relations.get(relation)
         if existing is None:
-            self._relations[relation] = Relation(relation, arity)
+            self._relations[relation] = make_relation(representation or self.representation, relation, arity)
         elif existing.arity != arity:
             raise InputError(f"relation {relation} has arity {existing.arity}, not {arity}")
 
@@ -73,8 +85,8 @@ class LocalBackend:
         self._relations.pop(relation, None)
 
     def clear(self, *, relation: str) -> None:
-        arity = self._relations[relation].arity
-        self._relations[relation] = Relation(relation, arity)
+        stored = self._relations[relation]
+        self._relations[relation] = make_relation(stored.representation, relation, stored.arity)
 
     def delete(self, *, relation: str, plan: Node, generation: int,
                metrics: MutableMapping[str, int] | None = None) -> int:
@@ -90,9 +102,7 @@ class LocalBackend:
 
     def count(self, *, relation: str, since: int = 0, until: int | None = None,
               visible: int | None = None, deleted: tuple[int, int | None] | None = None) -> int:
-        stored = self._relations[relation]
-        lo, hi = stored.rows_for(since, until)
-        return stored.count(lo, hi, visible, deleted)
+        return self._relations[relation].count_view(View(since, until, visible, deleted))
 
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
         return self._relations[relation].distinct_estimate(positions)
@@ -114,42 +124,34 @@ class LocalBackend:
             return pl.DataFrame({"present": [True] * min(frame.length, 1)})
         return decode_frame([frame.columns[n] for n in names], names, self.dictionary)
 
-    def _live_columns(self, relation: str) -> list[np.ndarray]:
-        """The columns of the rows not deleted."""
-        stored = self._relations[relation]
-        alive = stored.death_mask(np.arange(len(stored)), None, None)
-        columns = stored.stored_columns()
-        return columns if alive is None else [c[alive] for c in columns]
-
     def read(self, *, relation: str) -> pl.DataFrame:
         stored = self._relations[relation]
         names = [f"c{i}" for i in range(stored.arity)]
-        live = self._live_columns(relation)
+        live, n = scan_all(stored)
         if stored.arity == 0:
-            return pl.DataFrame({"present": [True] * min(len(live[0]), 1)})
-        return decode_frame(live[: stored.arity], names, self.dictionary)
+            return pl.DataFrame({"present": [True] * min(n, 1)})
+        return decode_frame(live, names, self.dictionary)
 
     def typed_rows(self, *, relation: str) -> set[tuple[tuple[str, object], ...]]:
         """The rows of a relation as exact (kind, value) tuples (for tests and small results)."""
         stored = self._relations[relation]
-        live = self._live_columns(relation)
+        live, n = scan_all(stored)
         if stored.arity == 0:
-            return {()} if len(live[0]) else set()
-        decoded = [self.dictionary.decode(c) for c in live[: stored.arity]]
+            return {()} if n else set()
+        decoded = [self.dictionary.decode(c) for c in live]
         return set(zip(*decoded))
 
     def id_columns(self, *, relation: str) -> list[np.ndarray]:
-        """The encoded columns of a relation's live rows (local-only, for fast exports)."""
-        return self._live_columns(relation)[: self._relations[relation].arity]
+        """The encoded columns of a relation's live rows (the ``EncodedColumns`` capability: run-time
+        type checks read the kinds of the ids, algorithms/typecheck.py)."""
+        return scan_all(self._relations[relation])[0]
 
     def export_rows(self, *, relation: str, since: int = 0, until: int | None = None) -> pa.Table:
         import pyarrow as pa
         stored = self._relations[relation]
-        lo, hi = stored.rows_for(since, until)
-        alive = stored.death_mask(np.arange(lo, hi), None, None)
-        columns = [c if alive is None else c[alive] for c in stored.stored_columns(lo, hi)]
+        columns, n = scan_all(stored, View(since, until) if since or until is not None else WHOLE)
         if stored.arity == 0:
-            return pa.table({"c0": pa.array([""] * min(len(columns[0]), 1), pa.string())})
+            return pa.table({"c0": pa.array([""] * min(n, 1), pa.string())})
         return pa.table({f"c{i}": tagged_of_ids(c, self.dictionary).to_arrow() for i, c in enumerate(columns)})
 
     def import_rows(self, *, relation: str, table: pa.Table, generation: int) -> int:
@@ -164,7 +166,12 @@ class LocalBackend:
             return target.insert(columns, generation=generation)
 
     def relations_state(self) -> dict[str, Relation]:
-        """The stored relations themselves, for saving (storage/persist.py; the store is local-only)."""
+        """The stored relations themselves, for saving (the ``Persistent`` capability; storage/persist.py
+        saves the ``rows`` representation only)."""
+        for name, stored in self._relations.items():
+            if not isinstance(stored, Relation):
+                raise InputError(f"relation {name} is stored as {stored.representation!r}, which cannot be saved "
+                                 f"(a store saves the {DEFAULT!r} representation only)")
         return self._relations
 
     @classmethod

@@ -1,8 +1,10 @@
 """The local executor: each plan node becomes a stream of bounded frames, one small function per node.
 
-Joins, semi-joins and anti-joins against a stored relation probe that relation's
-persistent index; the streaming (left) side is cut so that no frame exceeds
-``CHUNK_ROWS`` rows, which keeps memory flat and the numpy work cache-friendly.
+Joins, semi-joins and anti-joins against a stored relation probe that relation's keyed view
+(its persistent index, for the ``rows`` representation); the streaming (left) side is cut so
+that no frame exceeds ``CHUNK_ROWS`` rows, which keeps memory flat and the numpy work
+cache-friendly. Stored relations are read only through the interface of storage/stored.py
+(views, keyed views, membership), never by row range, so any representation plugs in.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ import numpy as np
 
 from deltalog.plan import ir
 from deltalog.storage.dictionary import Dictionary
-from deltalog.storage.index import SortedIndex
-from deltalog.storage.relation import Relation
+from deltalog.storage.stored import KeyedView, StoredRelation
 from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
@@ -28,7 +29,7 @@ CHUNK_ROWS = 1 << 18
 class Context:
     """What execution needs: the stored relations, the dictionary and a metrics sink."""
 
-    relations: dict[str, Relation]
+    relations: dict[str, StoredRelation]
     dictionary: Dictionary
     metrics: dict[str, int] | None = None
     chunk_rows: int = CHUNK_ROWS
@@ -61,12 +62,6 @@ def stream(node: ir.Node, ctx: Context) -> Iterator[Frame]:
 
 # ---- scans -----------------------------------------------------------------------------------
 
-def scan_window(scan: ir.Scan, ctx: Context) -> tuple[Relation, int, int]:
-    relation = ctx.relations[scan.relation]
-    lo, hi = relation.rows_for(scan.since, scan.until)
-    return relation, lo, hi
-
-
 def match_terms(terms: tuple[ir.Term, ...], columns: list[np.ndarray], n: int, ctx: Context) -> Frame:
     """Rows of raw relation columns that match the scan terms, renamed to the term names."""
     keep = np.ones(n, bool)
@@ -84,21 +79,7 @@ def match_terms(terms: tuple[ir.Term, ...], columns: list[np.ndarray], n: int, c
 
 @stream.register
 def _scan(node: ir.Scan, ctx: Context) -> Iterator[Frame]:
-    relation, lo, hi = scan_window(node, ctx)
-    if node.deleted is not None:   # deleted rows are few: read them directly, not the whole window
-        rows = relation.dead_rows()
-        rows = np.sort(rows[(rows >= lo) & (rows < hi)])
-        rows = rows[relation.death_mask(rows, None, node.deleted)]
-        frame = match_terms(node.terms, [c[rows] for c in relation.columns()], rows.size, ctx)
-        ctx.count(node.label, frame.length)
-        yield frame
-        return
-    for start in range(lo, hi, ctx.chunk_rows):
-        stop = min(hi, start + ctx.chunk_rows)
-        columns, n = relation.columns(start, stop), stop - start
-        alive = relation.death_mask(np.arange(start, stop), node.visible, node.deleted)
-        if alive is not None:
-            columns, n = [c[alive] for c in columns], int(alive.sum())
+    for columns, n in ctx.relations[node.relation].scan(node, ctx.chunk_rows):   # a Scan is a view
         frame = match_terms(node.terms, columns, n, ctx)
         ctx.count(node.label, frame.length)
         yield frame
@@ -115,45 +96,30 @@ def _values(node: ir.Values, ctx: Context) -> Iterator[Frame]:
 
 @dataclass
 class Lookup:
-    """An indexed side of a join: rows lo..hi of a relation, keyed on some positions."""
+    """An indexed side of a join: a keyed view of the right side, and how probe rows give its keys."""
 
-    relation: Relation | None
-    columns: list[np.ndarray]
-    index: SortedIndex
+    keyed: KeyedView
     key_sources: list[ir.Term]   # per key position: the probe column (Col) or a constant (Lit)
-    positions: tuple[int, ...]   # the right-side positions the index keys on
+    positions: tuple[int, ...]   # the right-side positions the keyed view keys on
     terms: tuple[ir.Term, ...]
-    lo: int
-    hi: int
-    scan: ir.Scan | None = None  # the stored relation's scan, for its death conditions
-
-    def alive(self, rows: np.ndarray) -> np.ndarray | None:
-        """Which matched rows the scan's death conditions keep (None: all)."""
-        if self.relation is None or self.scan is None:
-            return None
-        return self.relation.death_mask(rows, self.scan.visible, self.scan.deleted)
 
     def probe(self, frame: Frame, ctx: Context):
         keys = [frame.columns[t.name] if isinstance(t, ir.Col) else
                 np.full(frame.length, ctx.constant_id(t), np.int64) for t in self.key_sources]
-        return self.index.probe(keys, self.lo, self.hi, frame.length)
+        return self.keyed.probe(keys, frame.length)
 
 
 def lookup_for(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Lookup:
     """Index the right side of a join on the join columns (and the scan's constants)."""
     if isinstance(right, ir.Scan):
-        relation, lo, hi = scan_window(right, ctx)
         positions = _key_positions(right.terms, on)
-        sources = [right.terms[p] for p in positions]
-        return Lookup(relation, relation.stored_columns(), relation.index(positions), sources, positions,
-                      right.terms, lo, hi, right)
+        keyed = ctx.relations[right.relation].keyed(right, positions)
+        return Lookup(keyed, [right.terms[p] for p in positions], positions, right.terms)
     frame = materialise(right, ctx)
     terms = tuple(ir.Col(c) for c in right.columns)
     positions = tuple(right.columns.index(c) for c in on)
-    index = SortedIndex(positions)
-    columns = [frame.columns[c] for c in right.columns] or [np.zeros(frame.length, np.int64)]
-    index.refresh(columns)
-    return Lookup(None, columns, index, [terms[p] for p in positions], positions, terms, 0, frame.length)
+    keyed = KeyedView.over([frame.columns[c] for c in right.columns], positions, frame.length)
+    return Lookup(keyed, [terms[p] for p in positions], positions, terms)
 
 
 def _key_positions(terms: tuple[ir.Term, ...], on: tuple[str, ...]) -> tuple[int, ...]:
@@ -173,21 +139,22 @@ def matched_rows(lookup: Lookup, frame: Frame, rows: np.ndarray, probe_idx: np.n
     """Right-side columns of matched rows (those in ``wanted``), and a mask of the rows that really
     match: a position the exact index did not key on (a repeated name, or any position of a
     fingerprint index) is compared value by value."""
-    alive = lookup.alive(rows)
+    alive = lookup.keyed.alive(rows)
     keep = np.ones(rows.size, bool) if alive is None else alive
     named: dict[str, np.ndarray] = {}
-    keyed = set(lookup.positions) if lookup.index.exact else set()
+    keyed = set(lookup.positions) if lookup.keyed.exact else set()
+    columns = lookup.keyed.columns
     for position, term in enumerate(lookup.terms):
         if position in keyed:
             continue
         if isinstance(term, ir.Lit):
-            keep &= lookup.columns[position][rows] == ctx.constant_id(term)
+            keep &= columns[position][rows] == ctx.constant_id(term)
         elif term.name in frame.columns:
-            keep &= lookup.columns[position][rows] == frame.columns[term.name][probe_idx]
+            keep &= columns[position][rows] == frame.columns[term.name][probe_idx]
         elif term.name in named:
-            keep &= lookup.columns[position][rows] == named[term.name]
+            keep &= columns[position][rows] == named[term.name]
         elif wanted is None or term.name in wanted or _repeated(lookup.terms, term.name):
-            named[term.name] = lookup.columns[position][rows]
+            named[term.name] = columns[position][rows]
     return named, keep
 
 
@@ -242,7 +209,7 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
     lookup = lookup_for(right, node.on, ctx)
     for frame in stream(node.left, ctx):
         probe = lookup.probe(frame, ctx)
-        if lookup.index.exact and lookup.alive(np.empty(0, np.int64)) is None:
+        if lookup.keyed.exact and lookup.keyed.alive(np.empty(0, np.int64)) is None:
             yield frame, probe.any_match()
             continue
         probe_idx, rows = probe.expand(0, frame.length)
@@ -252,17 +219,17 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
         yield frame, found
 
 
-def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Relation | None:
+def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> StoredRelation | None:
     """The stored relation when the right side is all of its live tuples matched on every column:
-    membership is then a probe of its tuple set (a hash or byte map), not of a sorted index."""
+    membership is then ``contains`` (for ``rows``, a probe of its tuple set), not a keyed probe."""
     if not isinstance(right, ir.Scan) or right.visible is not None or right.deleted is not None:
         return None
     if not right.terms or not all(isinstance(t, ir.Col) for t in right.terms) or _has_repeats(right):
         return None
     if {t.name for t in right.terms} != set(on):
         return None
-    relation, lo, hi = scan_window(right, ctx)
-    return relation if relation.arity and lo == 0 and hi == len(relation) else None
+    relation = ctx.relations[right.relation]
+    return relation if relation.arity and relation.covers_live(right) else None
 
 
 def _has_repeats(scan: ir.Scan) -> bool:

@@ -8,6 +8,7 @@ import polars as pl
 import pyarrow as pa
 from pyspark.sql import DataFrame, functions as F
 
+from deltalog.backends.base import FrameLoading, Offloading
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node, Values
 from deltalog.backends.spark import store
@@ -23,7 +24,7 @@ from deltalog.backends.spark.transfer import arrow_frame
 
 
 @with_required_settings
-class SparkBackend:
+class SparkBackend(FrameLoading, Offloading):
     """Runs plans as PySpark DataFrame operations.
 
     ``spark``: a session to work in (the user's: deltalog applies the SQL settings it needs around each
@@ -33,6 +34,7 @@ class SparkBackend:
     """
 
     name = "spark"
+    round_overhead_seconds = 1.0   # a checkpointed job per round, however few its rows
 
     def __init__(self, spark=None, *, master: str | None = None, checkpoint: str | None = None,
                  checkpoint_dir: str | None = None, driver_memory: str | None = None,
@@ -229,10 +231,6 @@ class SparkBackend:
         frames = {r: self.output_frame(relation=r, typed=typed) for r in relations}
         self.actions += len(frames)
         write_datasets(self.spark, frames, str(out), format=format)
-
-    def plan_frame(self, *, plan: Node) -> DataFrame:
-        """A plan as a lazy Spark DataFrame of tagged columns (for writers and the pipeline API)."""
-        return frame(plan, self._context())
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
         rows = self.to_arrow(frame(plan, self._context()))

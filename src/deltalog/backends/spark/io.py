@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame, SparkSession, functions as F
 from pyspark.sql.types import StringType
 
 from deltalog.errors import InputError
-from deltalog.io.rdf import _ESCAPE, _unescape_one
+from deltalog.io.rdf import unescape_text
 from deltalog.io.rdf_names import predicate_names
 from deltalog.io.writers import PREDICATE_RE
 from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, XSD_DOUBLE, XSD_INTEGER, XSD_STRING
@@ -143,7 +143,7 @@ def read_ntriples(spark: SparkSession, path: str) -> DataFrame:
 
 @F.pandas_udf(StringType())
 def _unescape(cells):
-    return cells.map(lambda c: _ESCAPE.sub(_unescape_one, c) if "\\" in c else c, na_action="ignore").astype(object)
+    return cells.map(unescape_text, na_action="ignore").astype(object)
 
 
 def _object(term):

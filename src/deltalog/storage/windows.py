@@ -1,0 +1,53 @@
+"""How the append-only ``rows`` representation (storage/relation.py) answers views.
+
+Rows are only appended and stamped in generation order, so a generation window ``[since, until)``
+is one contiguous row range: "old", "delta" and "full" are zero-copy slices of the columns, and
+death conditions filter that range through the per-row death marks.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Iterator
+
+import numpy as np
+
+from deltalog.storage.stored import Chunk, KeyedView, View
+
+
+class RowWindows:
+    """The view half of :class:`~deltalog.storage.relation.Relation` (see storage/stored.py)."""
+
+    representation = "rows"
+
+    def scan(self, view: View, chunk_rows: int | None = None) -> Iterator[Chunk]:
+        lo, hi = self.rows_for(view.since, view.until)
+        if view.deleted is not None:   # deleted rows are few: read them directly, not the whole window
+            rows = self.dead_rows()
+            rows = np.sort(rows[(rows >= lo) & (rows < hi)])
+            rows = rows[self.death_mask(rows, None, view.deleted)]
+            yield [c[rows] for c in self.columns()], int(rows.size)
+            return
+        step = chunk_rows or max(hi - lo, 1)
+        for start in range(lo, hi, step):
+            stop = min(hi, start + step)
+            columns, n = self.columns(start, stop), stop - start
+            alive = self.death_mask(np.arange(start, stop), view.visible, view.deleted)
+            if alive is not None:
+                columns, n = [c[alive] for c in columns], int(alive.sum())
+            yield columns, n
+
+    def keyed(self, view: View, positions: tuple[int, ...]) -> KeyedView:
+        lo, hi = self.rows_for(view.since, view.until)
+        return KeyedView(self.stored_columns(), self.index(positions), lo, hi,
+                         partial(self.death_mask, visible=view.visible, deleted=view.deleted))
+
+    def covers_live(self, view: View) -> bool:
+        if view.visible is not None or view.deleted is not None:
+            return False
+        lo, hi = self.rows_for(view.since, view.until)
+        return lo == 0 and hi == len(self)
+
+    def count_view(self, view: View) -> int:
+        lo, hi = self.rows_for(view.since, view.until)
+        return self.count(lo, hi, view.visible, view.deleted)
