@@ -44,7 +44,9 @@ def cmd_init(args) -> int:
         raise StoreError(f"{store} is a store already (update it with 'deltalog update')")
     refuse_foreign(store)    # before any work is done
     reasoner = Reasoner(Path(args.program))
-    loaded = reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates) if args.facts else 0
+    if args.facts:
+        reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
+    loaded = reasoner.fact_count()   # program facts, @input files and --facts (nothing derived yet)
     summary = reasoner.materialise()
     reasoner.save(store, event={"event": "init", "loaded": loaded, "derived": summary.derived})
     print(f"created {store}: {loaded:,} facts loaded, {summary.derived:,} derived in {summary.seconds:.2f} s")

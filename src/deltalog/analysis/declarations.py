@@ -60,7 +60,8 @@ def kind_fits(kind: str, type_name: str) -> bool:
 def _constant_error(atom: Atom, position: int, decl: Declaration, constant: Constant, what: str) -> TypeCheckError:
     attribute = decl.attributes[position]
     return TypeCheckError(f"{what} {atom.predicate} gives {attribute.name} ({attribute.type}, column "
-                          f"{position + 1}) the {constant.kind} {constant}", constant.span if constant.span.line else atom.span,
+                          f"{position + 1}) the {constant.kind} {constant}",
+                          constant.span if constant.span.line else atom.span,
                           notes=(f"declared as {decl} at {decl.span}",))
 
 
@@ -120,7 +121,8 @@ def check_heads(rules: Iterable, declared: Mapping[str, Declaration]) -> dict[st
                 attribute = decl.attributes[position]
                 raise TypeCheckError(
                     f"{term} is {' or '.join(sorted(possible))} here, but {info.head.predicate}.{attribute.name} "
-                    f"(column {position + 1}) is declared {attribute.type}", term.span if term.span.line else info.head.span,
+                    f"(column {position + 1}) is declared {attribute.type}",
+                    term.span if term.span.line else info.head.span,
                     notes=(f"declared as {decl} at {decl.span}",))
             if not possible <= allowed:
                 unproven.setdefault(info.head.predicate, set()).add(position)

@@ -17,8 +17,8 @@ from deltalog.storage.values import (
 
 def classify(cells: pl.Series) -> pl.DataFrame:
     """Columns ``kind`` (INT/FLOAT/STRING/IRI/LITERAL), ``int``, ``float`` and ``text`` (a string's or
-    an IRI's text, a literal's canonical text) of each cell. Raises UnrepresentableValue, naming the first row, for a canonical
-    int beyond 64 bits."""
+    an IRI's text, a literal's canonical text) of each cell. Raises UnrepresentableValue, naming the
+    first row, for a canonical int beyond 64 bits."""
     cells = cells.cast(pl.String)
     ints = cells.cast(pl.Int64, strict=False)
     floats = cells.cast(pl.Float64, strict=False)

@@ -90,7 +90,8 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
     """Every fact file and dataset of ``directory``: ``p.tsv``, ``p.facts``, ``p.csv``, ``p.parquet``
     and the datasets ``p/``, ``p.<ext>/``, ``predicate=p/`` give predicate ``p`` (all of them are
     concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates`` or an ``rdf_map``,
-    one binary predicate per property, named from all RDF files' properties together). Files with other extensions are ignored; a subdirectory that is not a valid
+    one binary predicate per property, named from all RDF files' properties together). Files with
+    other extensions are ignored; a subdirectory that is not a valid
     predicate name is refused. ``declarations`` (``@decl`` by predicate) type the declared predicates.
     """
     folder, arities, declarations = Path(directory), arities or {}, declarations or {}

@@ -119,7 +119,8 @@ def _object_cells(o: pl.Series) -> tuple[pl.Series, pl.Series]:
     lexical = _unescape(pl.select(pl.when(literal).then(o.str.replace(_LITERAL_END, "").str.slice(1))).to_series())
     floats = lexical.cast(pl.Float64, strict=False)
     frame = pl.DataFrame({
-        "o": o, "lex": lexical, "dt": o.str.extract(_DATATYPE, 1), "lang": o.str.extract(_LANGUAGE, 1).str.to_lowercase(),
+        "o": o, "lex": lexical, "dt": o.str.extract(_DATATYPE, 1),
+        "lang": o.str.extract(_LANGUAGE, 1).str.to_lowercase(),
         "i": lexical.cast(pl.Int64, strict=False), "ftext": float_strings(floats.fill_null(float("nan"))),
         "lexcell": string_cells(lexical.fill_null("")), "quoted": quoted_cells(lexical.fill_null("")),
     })

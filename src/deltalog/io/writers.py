@@ -110,7 +110,8 @@ def write_table(df: pl.DataFrame, path: str | os.PathLike, *, format: str = "tsv
     """Write ``df`` to ``path`` atomically: into a temporary file next to it, then ``os.replace``.
 
     ``format``: ``tsv`` (or ``facts``: tab-separated, no header, no quoting), ``csv`` (no header,
-    RFC 4180 quoting where needed), ``parquet`` or ``nt`` (N-Triples, arity 3 only: io/ntriples.py). An arity-1 TSV table cannot hold the empty string
+    RFC 4180 quoting where needed), ``parquet`` or ``nt`` (N-Triples, arity 3 only: io/ntriples.py).
+    An arity-1 TSV table cannot hold the empty string
     (it would be a blank line, which readers skip); CSV quotes it.
     """
     fmt, path = _format(format), Path(path)

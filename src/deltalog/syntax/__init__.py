@@ -1,4 +1,5 @@
-"""The deltalog language: the AST (:mod:`deltalog.syntax.ast`) and the parser (``parse``, ``parse_file``, ``parse_atom``).
+"""The deltalog language: the AST (:mod:`deltalog.syntax.ast`) and the parser (``parse``, ``parse_file``,
+``parse_atom``).
 
 The parser is imported lazily, so that ``deltalog.syntax.ast`` (which errors and analysis
 use) does not pull in Lark, and so that ``deltalog.errors`` can import the AST's Span.

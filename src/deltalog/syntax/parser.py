@@ -383,7 +383,8 @@ def _char_error(error: UnexpectedCharacters, text: str, file: str) -> ParseError
         return ParseError("unterminated string", span, notes=('a string ends with " on the same line',))
     if error.char == "@":
         word = re.match(r"@\w*", text[error.pos_in_stream:]).group()
-        return ParseError(f"unknown directive '{word}'", span, notes=("directives: @prefix @input @output @decl @name",))
+        return ParseError(f"unknown directive '{word}'", span,
+                          notes=("directives: @prefix @input @output @decl @name",))
     expected = _expected(_accepted(error, error.allowed or ()))
     return ParseError(f"unexpected character {error.char!r}" + (f"; {expected}" if expected else ""), span)
 
