@@ -250,7 +250,7 @@ def load_state(source: FileSource, parts: list[str]) -> tuple[Dictionary, dict[s
     d = assemble_dictionary(dictionary)
     relations = assemble_relations(source, parts, building)
     for name, relation in relations.items():
-        if relation.columns() and max((int(c.max()) for c in relation.columns() if c.size), default=-1) >= len(d):
+        if relation.arity and relation.max_id >= len(d):
             raise Damaged(f"{parts[-1]}/{STATE}", f"relation {name} refers to constants the dictionary lacks")
     return d, relations
 

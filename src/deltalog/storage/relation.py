@@ -59,6 +59,11 @@ class Relation(RowWindows):
         self._journal_rows = 0
         self.journal_overflow = False    # the journal outgrew the relation: save every death mark instead
 
+    @property
+    def max_id(self) -> int:
+        """The largest constant id stored (-1 when empty; the hidden column of arity 0 holds zeros)."""
+        return self._max_id
+
     def __len__(self) -> int:
         return len(self._cols[0])
 

@@ -12,6 +12,7 @@ not start from, so no update is lost.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -150,16 +151,8 @@ def save_store(reasoner, store: str | os.PathLike, program_text: str, event: dic
         return written
 
 
-class _NoLock:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
 def _locked(store: Path, holding: bool, wait: float):
-    return _NoLock() if holding else writer_lock(store, wait=wait)
+    return contextlib.nullcontext() if holding else writer_lock(store, wait=wait)
 
 
 def _append_is_worthwhile(link: StoreLink, program_text: str) -> bool:
