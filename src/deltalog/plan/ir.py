@@ -339,3 +339,60 @@ class Difference(Node):
 
     def children(self) -> tuple[Node, ...]:
         return (self.left, self.right)
+
+
+# ---- closure nodes (003 section 5): what a closure module asks a backend to compute -----------
+
+@dataclass(frozen=True)
+class TransitiveClosure(Node):
+    """Pairs (x, z) such that z is reachable from x by a path of one or more ``edges`` rows.
+
+    ``edges`` has two columns (source, target); the result has the same two column names. With
+    ``sources`` (a one-column plan), only pairs whose x is one of its values are produced: a
+    closure module recomputes the reachable sets of the affected sources only during maintenance
+    (003 section 5.1). A pair (x, x) appears only when x lies on a cycle. Backends evaluate it
+    without rule instances (condensation and reachability, or repeated joins on Spark).
+
+    >>> tc = TransitiveClosure(Scan("e", (Col("X"), Col("Y"))))
+    >>> tc.columns
+    ('X', 'Y')
+    >>> print(TransitiveClosure(Scan("e", (Col("X"), Col("Y"))), sources=Values(("S",), ())))
+    TransitiveClosure
+      Scan e(X, Y) gen[0:)
+      Values[S] x0
+    """
+
+    edges: Node
+    sources: Node | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.edges.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.edges,) if self.sources is None else (self.edges, self.sources)
+
+
+@dataclass(frozen=True)
+class ComponentPairs(Node):
+    """Pairs (x, y) of nodes in the same connected component of ``edges`` read as undirected.
+
+    This is the closure of a symmetric and transitive relation over the external facts
+    ``edges`` (003 section 5.2): each component becomes a clique, (x, x) included for every node
+    that occurs in an edge. With ``nodes`` (a one-column plan), only the components containing one
+    of its values are produced (maintenance recomputes the components that lost an edge).
+
+    >>> print(ComponentPairs(Scan("e", (Col("X"), Col("Y")))))
+    ComponentPairs
+      Scan e(X, Y) gen[0:)
+    """
+
+    edges: Node
+    nodes: Node | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.edges.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.edges,) if self.nodes is None else (self.edges, self.nodes)
