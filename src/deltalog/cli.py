@@ -281,7 +281,7 @@ def cmd_query(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from deltalog.api import read_program
+    from deltalog.sources import read_program
     from deltalog.analysis import analyse
     program, _, _ = read_program(Path(args.program))
     analysed = analyse(program)
@@ -296,7 +296,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_graph(args) -> int:
-    from deltalog.api import read_program
+    from deltalog.sources import read_program
     from deltalog.analysis import analyse
     program, _, _ = read_program(Path(args.program))
     graph = analyse(program).graph
