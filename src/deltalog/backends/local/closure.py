@@ -29,7 +29,7 @@ Rows = tuple[int, int, np.ndarray]   # first target word, first component, bitse
 
 CHUNK_PAIRS = 1 << 18
 BITSET_BYTES = 1 << 28     # the bitset matrix of one pass: above it, target bits go in column blocks
-UNPACK_BITS = 1 << 23      # bits unpacked at once while emitting pairs
+UNPACK_BITS = 1 << 19      # bits unpacked at once while emitting pairs (~a chunk of pairs: arrays glibc reuses)
 GATHER_WORDS = 1 << 22     # successor rows gathered at once while OR-ing a level
 
 
@@ -117,9 +117,15 @@ def _levels(es: np.ndarray, ed: np.ndarray, m: int) -> list[np.ndarray]:
     levels = []
     while frontier.size:
         levels.append(frontier)
-        preds = es[pred_order[expand_ranges(pred_off[frontier], pred_off[frontier + 1] - pred_off[frontier])]]
-        if preds.size == 0:
-            break
+        if frontier.size == 1:   # long paths: one node per level, without the vectorised machinery
+            v = int(frontier[0])
+            preds = es[pred_order[pred_off[v]:pred_off[v + 1]]]
+        else:
+            preds = es[pred_order[expand_ranges(pred_off[frontier], pred_off[frontier + 1] - pred_off[frontier])]]
+        if preds.size <= 1:
+            out_degree[preds] -= 1
+            frontier = preds[out_degree[preds] == 0]
+            continue
         uniq, counts = np.unique(preds, return_counts=True)
         out_degree[uniq] -= counts
         frontier = uniq[out_degree[uniq] == 0]
@@ -137,6 +143,13 @@ def _reach_bitset(es: np.ndarray, ed: np.ndarray, m: int, cyclic: np.ndarray) ->
         hi = min(words, lo + block)
         reach = np.zeros((m, hi - lo), "<u8")
         for level in levels[1:]:
+            if level.size == 1:   # long paths: one node per level
+                v = int(level[0])
+                targets = ed[off[v]:off[v + 1]]
+                rows = reach[targets]
+                _set_bits(rows, np.arange(targets.size), targets, lo, hi)
+                reach[v] = np.bitwise_or.reduce(rows, axis=0)
+                continue
             degree = off[level + 1] - off[level]
             for a, b in slices_by_weight(degree * (hi - lo), GATHER_WORDS):
                 nodes, deg = level[a:b], degree[a:b]
@@ -184,22 +197,26 @@ def _emit(closure: np.ndarray, word_lo: int, xs: np.ndarray, xc: np.ndarray, ids
     """The pairs of the source nodes ``xs`` (components ``xc``) with the members of the components
     whose bits are set in their closure rows (``closure`` holds the words from ``word_lo`` on)."""
     bits = 64 * closure.shape[1]
-    per = max(1, UNPACK_BITS // bits)
-    if closure.shape[1] == 0:
+    if bits == 0 or xs.size == 0:
         return
+    per = max(1, UNPACK_BITS // bits)
+    x_ids = ids[xs]
+    only_member = ids[member_order[member_off[:-1]]] if singletons else None
     for start in range(0, xs.size, per):
         rows = closure[xc[start:start + per]]
-        flags = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")
-        who, comp = np.nonzero(flags)
-        comp = comp + 64 * word_lo
-        x = xs[start:start + per][who]
-        if singletons:
-            yield from _chunks(ids[x], ids[member_order[member_off[comp]]], chunk)
+        flags = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little").view(bool)
+        found = np.count_nonzero(flags, axis=1)
+        # set bits as flat positions (flatnonzero on bool: ~8x nonzero on uint8), then per row
+        first = np.arange(0, found.size * bits, bits, dtype=np.int64) - 64 * word_lo
+        comp = np.flatnonzero(flags) - np.repeat(first, found)
+        x = np.repeat(x_ids[start:start + per], found)
+        if only_member is not None:
+            yield from _chunks(x, only_member[comp], chunk)
             continue
         counts = member_off[comp + 1] - member_off[comp]
         for a, b in slices_by_weight(counts, chunk):
             y = member_order[expand_ranges(member_off[comp[a:b]], counts[a:b])]
-            yield ids[np.repeat(x[a:b], counts[a:b])], ids[y]
+            yield np.repeat(x[a:b], counts[a:b]), ids[y]
 
 
 # ---- component pairs -----------------------------------------------------------------------------
