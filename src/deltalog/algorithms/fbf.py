@@ -158,6 +158,7 @@ class Proofs:
                 self.update.backend.insert(relation=self.proved[p], plan=seed, generation=generation)
         for info in self.stratum.nonrecursive:
             p = info.head.predicate
+            plan: ir.Node
             if info.aggregates:   # all its atoms are in lower strata, final: its new results are proofs
                 plan = ir.SemiJoin(aggregate_results(self.update, info, v.new), self.scan(self.checked[p], p),
                                    self.on(p))

@@ -58,9 +58,9 @@ class SeminaiveModule:
     def recursive_positions(self, info: RuleInfo) -> list[int]:
         return [i for i, atom in enumerate(info.positive) if atom.predicate in self.predicates]
 
-    def windows(self, info: RuleInfo, i: int, delta: Window, generation: int) -> list[Window]:
+    def windows(self, info: RuleInfo, i: int, delta: Window, generation: int) -> list[View | Window]:
         """Atom i reads the delta; earlier recursive atoms read old facts, later ones all facts."""
-        out: list[Window] = []
+        out: list[View | Window] = []
         for j, atom in enumerate(info.positive):
             if atom.predicate not in self.predicates:
                 out.append(FULL)
@@ -153,11 +153,14 @@ class SeminaiveModule:
 
     def forward(self, update: Update, relations: dict[str, str], delta: int, lower: View,
                 negative: View) -> RulePlans:
-        """Seminaive over the scratch relations: the windows of ``add``, each stratum atom in its relation."""
+        """Seminaive over the scratch relations, as ``add`` reads its windows: earlier stratum atoms before
+        the delta, atom i in it, later ones up to it."""
         for info in self.rules:
             for i in self.recursive_positions(info):
-                windows = self.windows(info, i, (delta, delta + 1), delta + 1)
-                views = [View(*window, relation=relations[a.predicate]) if a.predicate in self.predicates else lower
-                         for a, window in zip(info.positive, windows)]
+                views = [lower if a.predicate not in self.predicates else
+                         View(0, delta, relation=relations[a.predicate]) if j < i else
+                         View(delta, delta + 1, relation=relations[a.predicate]) if j == i else
+                         View(0, delta + 1, relation=relations[a.predicate])
+                         for j, a in enumerate(info.positive)]
                 yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info),
                                       negative_views=[negative] * len(info.negative))
