@@ -72,14 +72,15 @@ class Constant:
 
     def __str__(self) -> str:
         if self.kind == "string":
-            if _BARE_STRING.fullmatch(self.value) and self.value not in KEYWORDS:
-                return self.value
-            escaped = self.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            text = str(self.value)
+            if _BARE_STRING.fullmatch(text) and text not in KEYWORDS:
+                return text
+            escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
             return f'"{escaped}"'
         if self.kind == "iri":
             return f"<{self.value}>"
         if self.kind == "literal":
-            return self.value
+            return str(self.value)
         return repr(self.value) if self.kind == "float" else str(self.value)
 
 
