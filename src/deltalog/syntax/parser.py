@@ -27,8 +27,8 @@ from deltalog.errors import InputError, ParseError
 from deltalog.limits import recursion_headroom
 from deltalog.storage.values import rdf_literal
 from deltalog.syntax.ast import (
-    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, ConstantKind, Declaration, Fact, InputDirective, Negation,
-    OutputDirective, Program, Rule, Span, Variable,
+    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, ConstantKind, Declaration, Fact, InputDirective,
+    Negation, OutputDirective, Program, Rule, Span, Variable,
 )
 
 __all__ = ["parse", "parse_file", "parse_atom"]
