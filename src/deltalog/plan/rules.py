@@ -30,6 +30,7 @@ from deltalog.plan.query import (
     BodyQuery,
     InView,
     Planner,
+    Source,
     View,
     Window,
     as_view,
@@ -89,7 +90,7 @@ def body_query(rule: RuleInfo, views: Sequence[View | Window], negative_views: S
     negative_views[j] (default: the facts now), aggregate bodies read in ``inner_view``; needs the head."""
     negative_views = list(negative_views or ())
     negative_views += [FULL] * (len(rule.negative) - len(negative_views))
-    sources = [InView(a, as_view(v)) for a, v in zip(rule.positive, views)]
+    sources: list[Source] = [InView(a, as_view(v)) for a, v in zip(rule.positive, views)]
     sources += [aggregate_query(rule, agg, inner_view) for agg in rule.aggregates]
     return BodyQuery(tuple(sources), tuple(InView(a, v) for a, v in zip(rule.negative, negative_views)),
                      tuple(rule.filters), tuple(rule.assignments), frozenset(variables_of(rule.head)))

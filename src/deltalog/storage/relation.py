@@ -337,7 +337,7 @@ class Relation(RowWindows):
         """Start afresh with the kept rows, their insertion generations and deletion marks."""
         rows = self.stored_columns()
         marks = list(zip(self._generations, [0] + self._ends[:-1], self._ends))
-        self.__init__(self.name, self.arity)
+        Relation.__init__(self, self.name, self.arity)
         if (died[keep] != ALIVE).any():
             self._died = GrowableArray(np.int64)
         for generation, lo, hi in marks:
@@ -350,7 +350,8 @@ class Relation(RowWindows):
                 self._died.extend(died[part])
             self._stamp(generation)
         self.deleted_rows = 0 if self._died is None else int((self._died.view() != ALIVE).sum())
-        self._dead = [np.flatnonzero(self._died.view() != ALIVE)] if self.deleted_rows else []
+        self._dead = [np.flatnonzero(self._died.view() != ALIVE)] \
+            if self.deleted_rows and self._died is not None else []
         self._max_id = max((int(c.max()) for c in self.stored_columns() if c.size), default=-1)
         if len(self):
             live = np.flatnonzero(self.died() == ALIVE)

@@ -13,7 +13,7 @@ from typing import Iterator, Protocol
 import numpy as np
 
 from deltalog.storage.index import SortedIndex
-from deltalog.storage.stored import Chunk, KeyedView, View
+from deltalog.storage.stored import Chunk, KeyedView, ViewSpec
 
 
 class _Rows(Protocol):
@@ -35,7 +35,7 @@ class RowWindows:
 
     representation = "rows"
 
-    def scan(self: _Rows, view: View, chunk_rows: int | None = None) -> Iterator[Chunk]:
+    def scan(self: _Rows, view: ViewSpec, chunk_rows: int | None = None) -> Iterator[Chunk]:
         lo, hi = self.rows_for(view.since, view.until)
         if view.deleted is not None:   # deleted rows are few: read them directly, not the whole window
             rows = self.dead_rows()
@@ -52,17 +52,17 @@ class RowWindows:
                 columns, n = [c[alive] for c in columns], int(alive.sum())
             yield columns, n
 
-    def keyed(self: _Rows, view: View, positions: tuple[int, ...]) -> KeyedView:
+    def keyed(self: _Rows, view: ViewSpec, positions: tuple[int, ...]) -> KeyedView:
         lo, hi = self.rows_for(view.since, view.until)
         return KeyedView(self.stored_columns(), self.index(positions), lo, hi,
                          partial(self.death_mask, visible=view.visible, deleted=view.deleted))
 
-    def covers_live(self: _Rows, view: View) -> bool:
+    def covers_live(self: _Rows, view: ViewSpec) -> bool:
         if view.visible is not None or view.deleted is not None:
             return False
         lo, hi = self.rows_for(view.since, view.until)
         return lo == 0 and hi == len(self)
 
-    def count_view(self: _Rows, view: View) -> int:
+    def count_view(self: _Rows, view: ViewSpec) -> int:
         lo, hi = self.rows_for(view.since, view.until)
         return self.count(lo, hi, view.visible, view.deleted)
