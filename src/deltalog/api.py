@@ -360,7 +360,7 @@ class Reasoner:
         chosen = list(predicates) if predicates is not None else self.derived_predicates()
         self.materialise()
         # declared predicates: string columns are written as they are, Parquet with the names and types
-        ready = {p for p in chosen if format == "parquet" and getattr(self.declarations.get(p), "arity", 0)}
+        ready = {p for p in chosen if format == "parquet" and bool(getattr(self.declarations.get(p), "arity", 0))}
         tables = {p: parquet_columns(self.backend.read(relation=p), self.declarations[p]) if p in ready
                   else self.relation(p) for p in chosen}
         try:
@@ -391,7 +391,9 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None, 
     if isinstance(data, pl.DataFrame):
         table = data
     elif type(data).__module__.startswith(("pandas", "pyarrow")):
-        table = pl.from_pandas(data) if type(data).__module__.startswith("pandas") else pl.from_arrow(data)
+        converted = pl.from_pandas(data) if type(data).__module__.startswith("pandas") else pl.from_arrow(data)
+        assert isinstance(converted, pl.DataFrame), "a table, not a single column"
+        table = converted
     else:
         from deltalog.io.python_rows import rows_table
         return checked(rows_table(data, arity), decl, "the rows")

@@ -88,7 +88,8 @@ def old_trace(update: Update) -> View:
 def counters(update: Update, predicate: str, iteration: int, view: View | None = None) -> ir.Scan:
     """N_i for one predicate in a view of the counters: columns c0..ck and n."""
     view, arity = view or View(), arity_of(update, predicate)
-    terms = tuple(ir.Col(c) for c in columns(arity)) + (ir.Lit(Constant(iteration, "int")), ir.Col("n"))
+    terms: tuple[ir.Term, ...] = tuple(ir.Col(c) for c in columns(arity)) + \
+        (ir.Lit(Constant(iteration, "int")), ir.Col("n"))
     return ir.Scan(counter_relation(predicate), terms, view.since, view.until, None, view.visible, view.deleted)
 
 

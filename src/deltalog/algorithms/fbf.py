@@ -151,7 +151,7 @@ class Proofs:
         for info in self.stratum.nonrecursive:
             p = info.head.predicate
             if info.aggregates:   # all its atoms are in lower strata, final: its new results are proofs
-                plan = ir.SemiJoin(aggregate_results(self.update, info, v.new), self.scan(self.checked[p], p),
+                plan: ir.Node = ir.SemiJoin(aggregate_results(self.update, info, v.new), self.scan(self.checked[p], p),
                                    self.on(p))
             else:
                 plan = rule_plan(info, [v.surviving] * len(info.positive), reasoning,

@@ -27,8 +27,10 @@ FBF_BUDGET = 100_000
 
 
 class Strategy(Protocol):
-    name: str
-    counters: Counters | None   # the counter relations it keeps between consecutive updates, if any
+    @property
+    def name(self) -> str: ...
+    @property
+    def counters(self) -> Counters | None: ...   # the counter relations it keeps between consecutive updates, if any
 
     def run(self, update: Update) -> None:
         """Bring every derived relation in line with the explicit facts (already changed)."""

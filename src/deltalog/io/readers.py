@@ -86,7 +86,7 @@ def _empty(arity: int | None) -> pl.DataFrame:
     return pl.DataFrame(schema={f"c{i}": pl.String for i in range(arity or 0)})
 
 
-def _ragged(file: str, line: int, fields: int, expected: int) -> InputError:
+def _ragged(file: str, line: int, fields: int, expected: int | None) -> InputError:
     return InputError(f"row has {fields} fields, expected {expected}", Span(file, line, 1))
 
 
@@ -253,7 +253,7 @@ def _read_parquet(path: str | os.PathLike, arity: int | None, decl: Declaration 
     if not Path(path).is_file():
         raise InputError(f"no such file: {path}")
     try:
-        df = pl.read_parquet(path)
+        df = pl.read_parquet(os.fspath(path))
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise InputError(f"cannot read Parquet file {path}: {exc}") from None
     if arity is not None and df.width != arity:
@@ -279,11 +279,11 @@ def values_frame(df: pl.DataFrame, source: str, decl: Declaration | None = None)
             raise InputError(f"{source}: row {int(nulls.arg_true()[0]) + 1}, column {j + 1} ({name!r}): "
                              "a null is no value")
         cells = name.endswith(CELLS_SUFFIX) and column.dtype == pl.String
-        typed = column if cells else partial(_value_column, source=source, j=j, name=name)
+        to_value = None if cells else partial(_value_column, source=source, j=j, name=name)
         if decl is not None and decl.types[j] != "any":
-            typed = _declared_value(column, decl, j, source, typed)
-        elif not cells:
-            typed = typed(column)
+            typed = _declared_value(column, decl, j, source, to_value)
+        else:
+            typed = column if to_value is None else to_value(column)
         columns.append(typed.rename(f"c{j}"))
     return pl.DataFrame(columns) if columns else pl.DataFrame(schema={})
 

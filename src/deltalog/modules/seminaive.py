@@ -55,9 +55,9 @@ class SeminaiveModule:
     def recursive_positions(self, info: RuleInfo) -> list[int]:
         return [i for i, atom in enumerate(info.positive) if atom.predicate in self.predicates]
 
-    def windows(self, info: RuleInfo, i: int, delta: Window, generation: int) -> list[Window]:
+    def windows(self, info: RuleInfo, i: int, delta: Window, generation: int) -> list[View | Window]:
         """Atom i reads the delta; earlier recursive atoms read old facts, later ones all facts."""
-        out = []
+        out: list[View | Window] = []
         for j, atom in enumerate(info.positive):
             if atom.predicate not in self.predicates:
                 out.append(FULL)

@@ -135,17 +135,17 @@ def save_store(reasoner, store: str | os.PathLike, program_text: str, event: dic
     with _locked(store, holding, wait):
         layout.remove_leftovers(store)
         current = layout.read_pointer(store) if (store / layout.CURRENT).exists() else None
-        ours = link is not None and link.path == store.resolve()
-        if ours and current is not None and current[:2] != (link.snapshot, link.version):
+        ours = link if link is not None and link.path == store.resolve() else None   # the store it follows
+        if ours is not None and current is not None and current[:2] != (ours.snapshot, ours.version):
             raise StoreError(f"store {store} was updated by another writer since this reasoner read it "
-                             f"(it read {link.snapshot} version {link.version}); open it again and redo the update")
+                             f"(it read {ours.snapshot} version {ours.version}); open it again and redo the update")
         history = (list(session.history) + [dict(event, time=time.time())])[-HISTORY_KEPT:]
-        if ours and current is not None and _append_is_worthwhile(link, program_text):
-            written, session.link = _append_segment(reasoner, store, link, program_text, history)
+        if ours is not None and current is not None and _append_is_worthwhile(ours, program_text):
+            written, session.link = _append_segment(reasoner, store, ours, program_text, history)
         else:
-            written, session.link = _write_snapshot(reasoner, store, program_text, history, link if ours else None)
+            written, session.link = _write_snapshot(reasoner, store, program_text, history, ours)
         session.history = history
-        if link is not None and link.lock is not None and not ours:
+        if link is not None and link.lock is not None and ours is None:
             link.lock.release()     # saved elsewhere: the reasoner no longer follows the store it locked
         _remove_old_snapshots(store, keep=session.link.snapshot)
         return written
