@@ -13,7 +13,6 @@ is written quoted (``"\\"42\\""``), see docs/semantics.md.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import TYPE_CHECKING, Union
 
@@ -169,14 +168,6 @@ def _reads_as_itself(text: str) -> bool:
         return parse_cell(text) == ("string", text)
     except UnrepresentableValue:
         return False
-
-
-def check_number(kind: str, value) -> None:
-    """Refuse a Python number with no exact constant (see UnrepresentableValue)."""
-    if kind == "int" and not INT64_MIN <= value <= INT64_MAX:
-        raise UnrepresentableValue(f"integer {value} does not fit 64 bits")
-    if kind == "float" and not math.isfinite(value):
-        raise UnrepresentableValue(f"float {value} is no constant (NaN and infinities are not values)")
 
 
 def parse_number_text(text: str) -> tuple[str, Value]:

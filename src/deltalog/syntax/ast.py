@@ -19,7 +19,6 @@ ConstantKind = TypingLiteral["int", "float", "string", "iri", "literal"]
 _BARE_STRING = re.compile(r"[a-z][A-Za-z0-9_]*")
 KEYWORDS = frozenset({"not", "count", "sum", "min", "max", "avg", "median"})
 AGGREGATE_FUNCTIONS = ("count", "sum", "min", "max", "avg", "median")
-ARITHMETIC_OPERATORS = ("+", "-", "*", "/", "%")
 COMPARISON_OPERATORS = ("=", "!=", "<", "<=", ">", ">=")
 FUNCTIONS = {"abs": 1, "min": 2, "max": 2, "concat": None, "str": 1, "int": 1, "float": 1}
 """Built-in functions usable in expressions, with their arity (None: one or more)."""
