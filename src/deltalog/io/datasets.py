@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import polars as pl
 
@@ -32,7 +32,7 @@ def skipped_name(name: str) -> bool:
     return name.startswith((".", "_")) or name.endswith(".crc")
 
 
-def part_format(part: Path, default: str | None) -> str:
+def part_format(part: PurePath, default: str | None) -> str:
     """The format of one part file: from its extensions (``.txt`` is TSV), else the dataset's."""
     for suffix in reversed(part.suffixes):   # part-0.snappy.parquet, part-0.csv.gz is not supported
         if suffix.lower() in TABLE_SUFFIXES:

@@ -47,8 +47,13 @@ class Module(Protocol):
 
     rules: tuple[RuleInfo, ...]
     predicates: frozenset[str]   # the stratum's predicates (the module's rules read the others as final)
-    supports_counting: bool   # has ``instances`` and ``negated_instances`` (Counting can count its rules)
-    supports_backward: bool   # has ``backward`` and ``forward`` (FBF can check its facts' proofs)
+    @property
+    def supports_counting(self) -> bool:
+        """Has ``instances`` and ``negated_instances`` (Counting can count its rules)."""
+
+    @property
+    def supports_backward(self) -> bool:
+        """Has ``backward`` and ``forward`` (FBF can check its facts' proofs)."""
 
     def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
         """Add^{s,i} (003 Algorithm 2, line 14): derive every consequence of the rules that depends on the

@@ -120,7 +120,8 @@ def input_size(node: ir.Node, ctx: Context) -> int | None:
     if isinstance(node, (ir.Scan, ir.Values)):
         return estimate(node, ctx)
     sizes = [input_size(child, ctx) for child in node.children()]
-    return None if None in sizes else sum(sizes)
+    known = [size for size in sizes if size is not None]
+    return sum(known) if len(known) == len(sizes) else None
 
 
 def small(node: ir.Node, frame_: DataFrame, ctx: Context) -> DataFrame:
