@@ -20,14 +20,14 @@ far(X) :- path(X, Y), !edge(X, Y).
 
 
 def test_each_recursive_stratum_records_one_seminaive_module_with_its_recursive_rules():
-    strata = {s.predicates: s for s in analyse(parse(PROGRAM)).strata}
+    strata = {s.predicates: s for s in analyse(parse(PROGRAM), modules="none").strata}
     path, far = strata[frozenset({"path"})], strata[frozenset({"far"})]
     assert [(m.kind, m.rules) for m in path.modules] == [(ModuleKind.SEMINAIVE, path.recursive)]
     assert far.modules == () and modules_of(far) == []
 
 
 def test_modules_are_built_from_the_recorded_choice():
-    path = next(s for s in analyse(parse(PROGRAM)).strata if "path" in s.predicates)
+    path = next(s for s in analyse(parse(PROGRAM), modules="none").strata if "path" in s.predicates)
     (module,) = modules_of(path)
     assert isinstance(module, SeminaiveModule)
     assert module.rules == path.modules[0].rules and module.predicates == path.predicates

@@ -19,6 +19,7 @@ from deltalog.algorithms.dred import dred_stratum
 from deltalog.algorithms.dredc import dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.analysis.program import Stratum
+from deltalog.modules import supports
 from deltalog.reasoning.update import Update, lower_changes, tuples_of
 from deltalog.reasoning.workspace import Counters, Role, explicit_relation
 
@@ -44,8 +45,15 @@ class StratumByStratum:
 
     def run(self, update: Update) -> None:
         for stratum in update.reasoning.program.strata:
-            if not untouched(update, stratum):
+            if untouched(update, stratum):
+                continue
+            if supports(stratum, self.name):
                 self.maintain(update, stratum)
+            else:   # a closure module: 003 Algorithm 3's plug-ins, i.e. DRed with the modules
+                if self.counters is not None:
+                    for predicate in stratum.predicates:
+                        update.backend.drop(relation=self.counters.relation(predicate))
+                dred_stratum(update, stratum)
 
 
 def untouched(update: Update, stratum: Stratum) -> bool:
