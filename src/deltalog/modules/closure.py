@@ -12,12 +12,14 @@ The plug-ins, all as plans over the stored relations that the algorithm layer ro
 - Add (003 Algorithms 4 and 7): the first call closes everything; later calls (facts from other
   modules of the stratum, 003's Δ \\ Δ_i) recompute only the sources whose rows can grow: the
   tails of the new external facts and every x with R(x, tail) (for STC: the tails' components).
-- Del (Algorithms 5 and 8, as 003 section 5 allows a Del between J_l and J_u): the rows of the
-  affected sources (from the deleted external facts) that the surviving external facts no
-  longer give, i.e. exactly the lost pairs; facts the module deleted itself are not external
-  and are skipped (Δ \\ Δ_i).
-- Red (Algorithms 6 and 9): the overdeleted R facts that the closure of the surviving
-  external facts gives again, from their sources (several steps at once).
+- Del (Algorithms 5 and 8; 003 Definition 6 bounds what Del may return): the rows of the
+  affected sources (from the deleted external facts) that the *grounded* external facts of the
+  new state (explicit facts and nonrecursive rules over the updated lower strata) do not give.
+  That is DRed^c's stop at facts with a nonrecursive derivation, applied to whole reachable
+  sets: what is kept is sound, and what other modules still give comes back through Red and
+  insertion. Facts the module deleted itself are not external and are skipped (Δ \\ Δ_i).
+- Red (Algorithms 6 and 9): the overdeleted R facts that the closure of the external facts
+  after overdeletion gives again, from their sources (several steps at once).
 - Diff: empty for TC and STC (their rules read only R, 003 section 5); a linear module's steps
   read lower relations, whose changes are handled like external facts.
 - insert (Add during maintenance): the new closure of the affected sources; the algorithm
