@@ -186,7 +186,8 @@ class ClosureModule:
         v = update.views
         sources = self.affected(update.reasoning, changed, v.old)
         kept = self.closure(update.reasoning, NOW, NOW, sources, grounded=True)
-        return self.oriented(ir.Difference(self.rows_of(sources, v.surviving), kept))
+        # the closure kernels' output is distinct: an anti-join, not a Difference (which sorts it first)
+        return self.oriented(ir.AntiJoin(self.rows_of(sources, v.surviving), kept, PAIR))
 
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """Red: the deleted R facts the surviving external facts still close to."""
