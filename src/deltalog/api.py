@@ -53,15 +53,18 @@ class Reasoner(FactLoading):
     def __init__(self, program: str | os.PathLike | Program, *, backend: str | Backend = "local",
                  extra_arities: Mapping[str, int] | None = None, offload: Any = "auto",
                  restore: Mapping[str, Any] | None = None, max_facts: int | None = None,
-                 timeout: float | None = None) -> None:
+                 timeout: float | None = None, modules: str = "auto") -> None:
         """``restore``: a store manifest (deltalog/store.py) whose state the backend already holds.
+        ``modules``: ``auto`` lets closure modules (003; analysis/modules.py) evaluate the transitive and
+        symmetric-transitive rules they recognise, ``none`` evaluates every recursive rule seminaively.
         ``max_facts``/``timeout``: limits of every materialisation and update (``limits``; see limits.py)."""
         self.limits = Limits(max_facts, timeout)
         self.program, self.source, self.base_dir = read_program(program)
         if restore is not None:
             extra_arities = {**dict(extra_arities or {}), **restore["arities"]}
         with recursion_headroom():
-            self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}))
+            self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}), modules=modules)
+        self.modules = modules
         self.loaded: dict[str, list[str]] = {}   # predicate -> files (or "the data") its facts came from
         self.inputs: list[Path] = []   # fact files and directories read, which write() must not overwrite
         self.backend = make_backend(backend)
@@ -82,13 +85,14 @@ class Reasoner(FactLoading):
             self._materialised = True
 
     @classmethod
-    def open(cls, store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0) -> "Reasoner":
+    def open(cls, store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0,
+             modules: str = "auto") -> "Reasoner":
         """The reasoner saved in a store directory (see ``save`` and ``deltalog init``), read from one
         consistent version. ``writable``: also hold the store's writer lock (waiting up to ``wait``
         seconds for another writer) until ``close()``, so that ``save`` cannot meet a conflict."""
         from deltalog.store import open_store
         try:
-            return open_store(store, writable=writable, wait=wait)
+            return open_store(store, writable=writable, wait=wait, modules=modules)
         except OSError as error:
             raise InputError(f"cannot open the store {store}: {error.strerror or error}") from None
 

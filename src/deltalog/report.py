@@ -88,7 +88,10 @@ def stats_dict(reasoner, summary) -> dict:
     strata = [{"stratum": s.index, "predicates": list(s.predicates), "rounds": s.rounds, "derived": s.derived,
                "seconds": round(s.seconds, 6)} for s in summary.stats.strata]
     return {"derived": summary.derived, "seconds": round(summary.seconds, 6), "facts": reasoner.fact_count(),
-            "memory_bytes": reasoner.backend.memory_bytes(), "strata": strata, "rules": rules}
+            "memory_bytes": reasoner.backend.memory_bytes(), "strata": strata, "rules": rules,
+            "modules": [{"stratum": s.index, "kind": c.kind.value, "predicate": c.predicate,
+                         "rules": [r.label for r in c.rules]}
+                        for s in reasoner.analysed.strata for c in s.modules if c.predicate]}
 
 
 def print_stats_json(reasoner, summary) -> None:
@@ -114,5 +117,8 @@ def print_stats(reasoner, summary) -> None:
                       f"{r.derived:,}", f"{r.seconds:.3f}")
     console.print(strata)
     console.print(rules)
+    from deltalog.cli import module_lines
+    for line in module_lines(reasoner.analysed):
+        console.print(line)
     console.print(f"total {summary.seconds:.3f} s, memory held by the backend "
                   f"{reasoner.backend.memory_bytes() / 2**20:.1f} MiB")
