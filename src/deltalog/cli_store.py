@@ -16,6 +16,8 @@ def add_store_commands(commands) -> None:
     init.add_argument("program", help="the program file (.dl)")
     init.add_argument("--facts", metavar="DIR", help="directory of fact files")
     init.add_argument("--rdf-predicates", action="store_true", help="RDF as one predicate per property")
+    from deltalog.cli import add_hd_option
+    add_hd_option(init)
     update = commands.add_parser("update", help="add and delete facts, keeping the materialisation exact")
     update.add_argument("store")
     update.add_argument("--add", metavar="DIR", help="fact files to add (same layout as --facts)")
@@ -24,6 +26,7 @@ def add_store_commands(commands) -> None:
     update.add_argument("--stats", action="store_true", help="print per-phase statistics")
     update.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                         help="wait this long for another update of the store to finish (default: fail at once)")
+    add_hd_option(update)
     export = commands.add_parser("export", help="write the store's derived predicates (or --all)")
     export.add_argument("store")
     export.add_argument("--out", required=True)
@@ -43,7 +46,7 @@ def cmd_init(args) -> int:
     if (store / CURRENT).exists():
         raise StoreError(f"{store} is a store already (update it with 'deltalog update')")
     refuse_foreign(store)    # before any work is done
-    reasoner = Reasoner(Path(args.program))
+    reasoner = Reasoner(Path(args.program), hd=args.hd)
     if args.facts:
         reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
     loaded = reasoner.fact_count()   # program facts, @input files and --facts (nothing derived yet)
@@ -65,6 +68,7 @@ def cmd_update(args) -> int:
     started = time.perf_counter()
     # the writer lock is held from reading the store to switching CURRENT: no concurrent update is lost
     with Reasoner.open(args.store, writable=True, wait=args.wait) as reasoner:
+        reasoner.set_hd(args.hd)
         add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
         result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm, strict=True)
         event = {"event": "update", "algorithm": result.algorithm, "abandoned": result.abandoned,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from deltalog.errors import OutOfMemoryError
 
@@ -12,6 +12,9 @@ from deltalog.analysis.program import AnalysedProgram, RuleInfo
 from deltalog.backends.base import Backend
 from deltalog.limits import Budget
 from deltalog.plan import ir
+
+if TYPE_CHECKING:
+    from deltalog.plan.query import Planner
 
 
 @dataclass
@@ -81,6 +84,8 @@ class Reasoning:
     budget: Budget | None = None   # limits.py: max facts and timeout of the current run
     on_round: Callable[[Live], None] | None = None   # progress, after every round of a recursive stratum
     live: Live | None = None
+    planner: Planner | None = None   # plan/rules.planner_for: None is the greedy default
+    planners: dict[str, Planner] = field(default_factory=dict)   # per rule id (plan/combined.py, --hd)
 
     def __post_init__(self) -> None:
         for predicate, arity in self.program.arities.items():
