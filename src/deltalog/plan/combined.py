@@ -3,7 +3,10 @@ rules, the greedy planner for the rest; the choice is made once per rule, when t
 
 Modes (``Reasoner(..., hd=...)``, ``--hd`` on the CLI):
 - ``auto``: the hypertree path for complex rules (000's cyclic rules: decomposition width > 1,
-  analysis/hypergraph.py) and for acyclic rules whose decomposition the cost model below favours;
+  analysis/hypergraph.py) and for long acyclic rules whose decomposition projects early (below);
+  on this path each body is planned by its decomposition only where the estimated cost (from the
+  statistics at planning time: plan/hypertree.py, ``guarded``) is well below the greedy plan's,
+  since the greedy planner already avoids most blow-ups (group semi-joins, delta first);
 - ``off``: the greedy planner everywhere (000's "standard" approach);
 - ``all``: the hypertree path for every rule with two or more atoms (000's "HD" approach).
 
@@ -62,5 +65,5 @@ def rule_paths(program: AnalysedProgram, mode: str) -> dict[str, str]:
 def choose_planners(program: AnalysedProgram, mode: str) -> dict[str, Planner]:
     """Per rule id, the planner of the rules on the hypertree path (the others use the default)."""
     from deltalog.plan.hypertree import YannakakisPlanner
-    planner = YannakakisPlanner()
+    planner = YannakakisPlanner(guarded=mode == "auto")
     return {rule: planner for rule, path in rule_paths(program, mode).items() if path == HD_PATH}

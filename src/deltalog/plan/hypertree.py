@@ -75,7 +75,14 @@ class Shape:
 
 
 class YannakakisPlanner(GreedyPlanner):
-    """Plans every body of two or more atoms by its decomposition (see the module docstring)."""
+    """Plans every body of two or more atoms by its decomposition (see the module docstring).
+
+    ``guarded``: keep the greedy plan unless the decomposition's estimated cost (rows produced by the
+    in-node joins, semi-joins and cross-node joins, from the same statistics) is below the greedy
+    pipeline's by a factor :data:`MARGIN` (the cost-based part of 000 section 5's choice)."""
+
+    def __init__(self, guarded: bool = False):
+        self.guarded = guarded
 
     def plan(self, query: BodyQuery, stats: Statistics) -> ir.Node:
         if query.instances:   # one row per rule instance: no projection may drop a variable
@@ -84,10 +91,37 @@ class YannakakisPlanner(GreedyPlanner):
         shape = Shape(query, [frozenset(s.names) for s in sources])
         if len(shape.atoms) < 2 or (query.first is not None and query.first in shape.ground):
             return super().plan(query, stats)
-        return Yannakakis(query, shape, sources).plan()
+        yannakakis = Yannakakis(query, shape, sources)
+        plan = yannakakis.plan()
+        if self.guarded and yannakakis.cost * MARGIN >= pipeline_estimate(sources, query.first)[0]:
+            return super().plan(query, stats)
+        return plan
 
     def __repr__(self) -> str:
-        return "YannakakisPlanner()"
+        return f"YannakakisPlanner(guarded={self.guarded})"
+
+
+MARGIN = 4.0
+
+
+def pipeline_estimate(sources: list[Source], first: int | None) -> tuple[float, float]:
+    """(rows produced in all, rows at the end) of a left-deep pipeline over ``sources`` in the greedy
+    planner's order (plan/joins.py), an existence check where every variable is bound already."""
+    rest = list(sources)
+    start = sources[first] if first is not None else min(rest, key=lambda s: s.rows)
+    rest.remove(start)
+    names, size = set(start.names), float(max(start.rows, 1))
+    cost = size
+    while rest:
+        nxt = min(rest, key=lambda s: (not (s.names & names), s.fanout(names), s.rows))
+        rest.remove(nxt)
+        if nxt.names <= names:
+            size *= min(1.0, nxt.fanout(names))
+        else:
+            size *= max(nxt.fanout(names), 1e-9) if nxt.names & names else max(nxt.rows, 1)
+        names |= nxt.names
+        cost += size
+    return cost, max(size, 1.0)
 
 
 class Yannakakis:
@@ -99,6 +133,7 @@ class Yannakakis:
         self.views = {id(n.atom): n.view for n in query.negations}
         self.root = self.delta_node()
         self.order, self.parent = self.traversal(self.root)
+        self.cost = 0.0   # estimated rows produced, filled in by plan()
         used = set(query.needed) | self.later().names()
         nodes = self.tree.nodes
         self.out = [node.chi & (used | set().union(*(q.chi for q in nodes if q is not node), set()))
@@ -169,7 +204,9 @@ class Yannakakis:
         pending = pending_literals([n.atom for n in local if isinstance(n, InView)],
                                    [f for f in local if isinstance(f, Comparison)], (), self.views)
         plan = order_joins(members, pending, set(chi), first)
-        rows = min(s.rows for s in members)
+        cost, size = pipeline_estimate(members, first)
+        self.cost += 2 * cost + size   # the in-node join, then its semi-join and cross-node join
+        rows = int(min(size, min(s.rows for s in members)))
         if set(plan.columns) == chi and (isinstance(plan, ir.Scan) or len(self.order) == 1 and
                                          chi == frozenset().union(*(s.names for s in members))):
             return plan, rows   # a set already (a join of sets keeping every variable), used once
