@@ -101,7 +101,7 @@ class YannakakisPlanner(GreedyPlanner):
         return f"YannakakisPlanner(guarded={self.guarded})"
 
 
-MARGIN = 4.0
+MARGIN = 16.0
 
 
 def pipeline_estimate(sources: list[Source], first: int | None) -> tuple[float, float]:
