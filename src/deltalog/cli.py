@@ -84,6 +84,7 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
                          "IRI<TAB>predicate (implies --rdf-predicates; other properties are named automatically)")
     command.add_argument("--backend", default="local", choices=("local", "spark"), help="execution backend")
     add_modules_option(command)
+    add_hd_option(command)
     spark = command.add_argument_group("Spark backend (--backend spark)")
     spark.add_argument("--master", help="Spark master URL (default: spark-submit's or spark-defaults.conf's, "
                        "else local[2])")
@@ -98,6 +99,13 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
                         "rules and no facts, fact files that match no predicate")
     checks.add_argument("--max-facts", type=_count, metavar="N", help="stop when the materialisation holds N facts")
     checks.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a run that takes longer")
+
+
+def add_hd_option(command: argparse.ArgumentParser) -> None:
+    from deltalog.plan.combined import DEFAULT_HD, HD_MODES
+    command.add_argument("--hd", choices=HD_MODES, default=DEFAULT_HD,
+                         help="plan rules over hypertree decompositions (000): auto = complex rules only, off = "
+                         f"never, all = every rule of 2+ atoms (default {DEFAULT_HD})")
 
 
 def _count(text: str) -> int:
@@ -177,7 +185,7 @@ def _source_of(error: DeltalogError) -> str | None:
 def _reasoner(args, console=None):
     from deltalog.api import Reasoner
     reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
-                        max_facts=args.max_facts, timeout=args.timeout, modules=args.modules)
+                        max_facts=args.max_facts, timeout=args.timeout, modules=args.modules, hd=args.hd)
     if args.facts:
         reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates, rdf_map=args.rdf_map)
     if console is not None:   # program facts and @input files count too

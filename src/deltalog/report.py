@@ -80,9 +80,16 @@ def rules_in_program_order(reasoner, summary) -> list:
     return [(info.index, stats[info.id]) for info in reasoner.analysed.rules if info.id in stats]
 
 
+def _path(reasoner, index: int) -> str:
+    """How the rule's bodies were planned: ``hd`` (plan/hypertree.py) or ``standard`` (plan/combined.py)."""
+    paths = getattr(reasoner, "rule_paths", {})
+    return paths.get(reasoner.analysed.rules[index].id, "standard")
+
+
 def stats_dict(reasoner, summary) -> dict:
     """The --stats numbers as plain data (``--stats --json``)."""
-    rules = [{"rule": r.label, "text": str(reasoner.program.rules[i]), "evaluations": r.evaluations,
+    rules = [{"rule": r.label, "text": str(reasoner.program.rules[i]), "path": _path(reasoner, i),
+              "evaluations": r.evaluations,
               "instances": r.instances, "derived": r.derived, "seconds": round(r.seconds, 6)}
              for i, r in rules_in_program_order(reasoner, summary)]
     strata = [{"stratum": s.index, "predicates": list(s.predicates), "rounds": s.rounds, "derived": s.derived,
@@ -110,10 +117,11 @@ def print_stats(reasoner, summary) -> None:
     for s in summary.stats.strata:
         strata.add_row(str(s.index), ", ".join(s.predicates), str(s.rounds), f"{s.derived:,}", f"{s.seconds:.3f}")
     rules = Table(title="rules")
-    for column in ("rule", "evaluations", "instances", "facts derived", "seconds"):
-        rules.add_column(column, justify="right" if column != "rule" else "left")
+    for column in ("rule", "path", "evaluations", "instances", "facts derived", "seconds"):
+        rules.add_column(column, justify="right" if column not in ("rule", "path") else "left")
     for index, r in rules_in_program_order(reasoner, summary):
-        rules.add_row(f"{r.label}: {reasoner.program.rules[index]}", str(r.evaluations), f"{r.instances:,}",
+        rules.add_row(f"{r.label}: {reasoner.program.rules[index]}", _path(reasoner, index), str(r.evaluations),
+                      f"{r.instances:,}",
                       f"{r.derived:,}", f"{r.seconds:.3f}")
     console.print(strata)
     console.print(rules)
