@@ -14,159 +14,29 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
+from lark import Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedInput, VisitError
 
 from deltalog.errors import InputError, ParseError
 from deltalog.limits import recursion_headroom
-from deltalog.storage.values import rdf_literal
+from deltalog.syntax.constants import unescape, number, constant, ground_facts
+from deltalog.syntax.messages import grammar, syntax_error
 from deltalog.syntax.ast import (
-    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, ConstantKind, Declaration, Fact, InputDirective,
+    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, Declaration, Fact, InputDirective,
     Negation, OutputDirective, Program, Rule, Span, Variable,
 )
 
 __all__ = ["parse", "parse_file", "parse_atom"]
 
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
-_ESCAPE = re.compile(r"\\(.)")
-_INT_TEXT = re.compile(r"-?[0-9]+")
-_LITERAL_TEXT = re.compile(r'(".*")(?:@(.+)|\^\^(.+))', re.S)
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 MAX_NESTING = 2_000
 """Deepest parse tree accepted (a chain of N operators is N deep): deeper ones would exhaust
 Python's stack in the transformer, the planner or the evaluator (limits.RECURSION_HEADROOM)."""
 MAX_BODY = 2_000
 """Most literals in one rule body (or aggregate body): rule plans recurse once per atom."""
-
-
-@lru_cache(maxsize=1)
-def _lark() -> Lark:
-    grammar = (Path(__file__).with_name("grammar.lark")).read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=True, cache=True,
-                maybe_placeholders=False, start=["start", "query", "fast_path_patterns"])
-
-
-@lru_cache(maxsize=1)
-def _fast_patterns() -> tuple[re.Pattern, re.Pattern]:
-    """The item pattern (a fact, a newline, or a gap) and the argument pattern for GROUND_FACTS runs."""
-    lark = _lark()
-    fact, const = (lark.get_terminal(n).pattern.to_regexp() for n in ("GF_FACT", "GF_CONST"))
-    item = re.compile(rf"(?P<fact>{fact})|(?P<nl>\n)|[ \t\f\r]+|%[^\n]*|//[^\n]*")
-    return item, re.compile(rf"[ \t]*(?P<c>{const})[ \t]*(?P<sep>[,)])")
-
-
-# ---------------------------------------------------------------- constants
-
-
-def _unescape(body: str, span: Span) -> str:
-    """Decode the escapes \\" \\\\ \\n \\t \\r of a string literal's body; anything else is an error."""
-    def replace(match: re.Match) -> str:
-        if match.group(1) not in _ESCAPES:
-            at = Span(span.file, span.line, span.column + 1 + match.start(), span.line, span.column + 3 + match.start())
-            raise ParseError(f"unknown escape sequence '\\{match.group(1)}' in a string", at,
-                             notes=('strings know the escapes \\" \\\\ \\n \\t and \\r',))
-        return _ESCAPES[match.group(1)]
-    return _ESCAPE.sub(replace, body) if "\\" in body else body
-
-
-def _number(text: str, span: Span) -> Constant:
-    if not _INT_TEXT.fullmatch(text):
-        return Constant(float(text), "float", span)
-    value = int(text)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise ParseError(f"integer {text} is outside the 64-bit range", span)
-    return Constant(value, "int", span)
-
-
-def _constant(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
-    """A constant from its literal text: a string, an IRI, a prefixed name, a symbol or a number."""
-    first = text[0]
-    if first == '"' and not text.endswith('"'):
-        return _rdf_literal(text, span, prefixes)
-    if first == '"':
-        return Constant(_unescape(text[1:-1], span), "string", span)
-    if first == "<":
-        return Constant(text[1:-1], "iri", span)
-    if ":" in text:
-        return _expand(text, span, prefixes)
-    if first.isalpha() or first == "_":
-        return Constant(text, "string", span)
-    return _number(text, span)
-
-
-def _rdf_literal(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
-    """``"chat"@fr``, ``"1"^^<iri>`` or ``"1"^^xsd:int``: the constant of that RDF literal (docs/semantics.md)."""
-    match = _LITERAL_TEXT.fullmatch(text)   # the closing quote is the last "
-    assert match is not None, text        # the grammar's LITERAL token has this form
-    quoted, language, datatype = match.groups()
-    if datatype and not datatype.startswith("<"):
-        datatype = _expand(datatype, span, prefixes).value
-    try:
-        kind, value = rdf_literal(_unescape(quoted[1:-1], span), language, datatype and datatype.strip("<>"))
-    except ValueError as error:
-        raise ParseError(f"invalid RDF literal {text}: {error}", span) from None
-    return Constant(value, kind, span)
-
-
-def _expand(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
-    prefix, _, local = text.partition(":")
-    if prefix not in prefixes:
-        raise ParseError(f"undeclared prefix '{prefix}:'", span,
-                         notes=(f"declare it first: @prefix {prefix}: <http://...> .",))
-    return Constant(prefixes[prefix] + local, "iri", span)
-
-
-# ---------------------------------------------------------------- the fast path for ground facts
-
-
-def _ground_facts(token: Token, file: str, prefixes: dict[str, str]) -> list[Fact]:
-    """Split a GROUND_FACTS token into facts, with exact spans (``base`` + column = offset in the token)."""
-    item_re, arg_re = _fast_patterns()
-    assert token.line is not None and token.column is not None   # a lexed token has its position
-    facts: list[Fact] = []
-    values: dict[str, tuple[int | float | str, ConstantKind]] = {}
-    line, base = token.line, -token.column
-
-    def constant(text: str, span: Span) -> Constant:
-        if text not in values:
-            decoded = _constant(text, span, prefixes)
-            values[text] = (decoded.value, decoded.kind)
-        return Constant(*values[text], span)
-
-    for item in item_re.finditer(token.value):
-        if item.lastgroup == "nl":
-            line, base = line + 1, item.start()
-        elif item.lastgroup == "fact":
-            at = Span(file, line, item.start() - base)
-            facts.append(_ground_fact(item.group(), arg_re, at, constant))
-    return facts
-
-
-def _ground_fact(text: str, arg_re: re.Pattern, at: Span, constant) -> Fact:
-    """One fact of a GROUND_FACTS run starting ``at``; ``constant(text, span)`` decodes a literal."""
-    file, line, col = at.file, at.line, at.column
-    pos = text.index("(") + 1
-    predicate, terms = text[:pos - 1].rstrip(), []
-    while True:
-        arg = arg_re.match(text, pos)
-        assert arg is not None, text   # the text matched GF_FACT, a run of GF_CONST arguments
-        literal, start = arg.group("c"), col + arg.start("c")
-        span = Span(file, line, start, line, start + len(literal))
-        terms.append(constant(literal, span))
-        pos = arg.end()
-        if arg.group("sep") == ")":
-            break
-    atom = Atom(predicate, tuple(terms), Span(file, line, col, line, col + pos))
-    return Fact(atom, Span(file, line, col, line, col + len(text)))
-
-
-# ---------------------------------------------------------------- the tree to AST transformer
 
 
 @dataclass(frozen=True)
@@ -213,7 +83,7 @@ class _Builder(Transformer):
                        tuple(parts[OutputDirective]), prefixes, self.file, tuple(parts[Declaration]))
 
     def GROUND_FACTS(self, token: Token) -> list[Fact]:  # noqa: N802 (Lark calls terminals by name)
-        return _ground_facts(token, self.file, self.prefixes)
+        return ground_facts(token, self.file, self.prefixes)
 
     def query(self, meta, children) -> Atom:
         return children[0]
@@ -224,7 +94,7 @@ class _Builder(Transformer):
         return _Prefix(name, iri)
 
     def input_directive(self, meta, children) -> InputDirective:
-        path = _unescape(children[1][1:-1], self._tspan(children[1]))
+        path = unescape(children[1][1:-1], self._tspan(children[1]))
         fmt = children[2].strip() if len(children) > 2 else None
         return InputDirective(str(children[0]), path, fmt, self._span(meta))
 
@@ -314,100 +184,14 @@ class _Builder(Transformer):
         return Variable(f"_{self.anonymous - 1}", self._span(meta), anonymous=True)
 
     def int_const(self, meta, children) -> Constant:
-        return _number("".join(children), self._span(meta))
+        return number("".join(children), self._span(meta))
 
     float_const = int_const
 
     def string_const(self, meta, children) -> Constant:
-        return _constant(str(children[0]), self._span(meta), self.prefixes)
+        return constant(str(children[0]), self._span(meta), self.prefixes)
 
     symbol_const = iri_const = pname_const = literal_const = string_const
-
-
-# ---------------------------------------------------------------- syntax errors
-
-_QUIET = {"WS", "PERCENT_COMMENT", "SLASH_COMMENT", "GROUND_FACTS", "GF_FACT", "GF_CONST"}
-_OPERATORS = {"EQ", "COMPOP", "PLUS", "MINUS", "STAR", "SLASH", "MOD"}
-_AGGREGATES = {"COUNT", "SUM", "MIN", "MAX", "AVG", "MEDIAN"}
-_DESCRIPTIONS = {
-    "NAME": "a name", "UPRED": "a name", "WORD": "a name", "VAR": "a variable", "QVAR": "a variable",
-    "ANON": "a variable", "INT": "a number", "FLOAT": "a number", "STRING": "a string", "IRIREF": "an IRI",
-    "PNAME": "a prefixed name", "PNAME_NS": "a prefix such as 'ex:'", "LABEL": "a rule label",
-    "FORMAT": "a format name", "$END": "end of input",
-}
-_LEXEME = re.compile(r'"(?:[^"\\\n]|\\.)*"?|<[^<>\s]*>|\?\w+|\w+|:-|[!<>=]=|\S')
-
-
-def _describe(name: str) -> str:
-    if name in _DESCRIPTIONS:
-        return _DESCRIPTIONS[name]
-    if name in _AGGREGATES:
-        return "an aggregate function"
-    pattern = _lark().get_terminal(name).pattern
-    return f"'{pattern.value}'" if pattern.type == "str" else name.lower()
-
-
-def _expected(names: Iterable[str]) -> str:
-    names = {n for n in names if n not in _QUIET}
-    if "NAME" in names and "VAR" not in names:  # a predicate position: keywords are just names there
-        names -= _AGGREGATES
-    operators = names & _OPERATORS if len(names & _OPERATORS) > 2 else set()
-    words = sorted({_describe(n) for n in names - operators}, key=lambda d: (not d.startswith("'"), d))
-    words += ["an operator"] if operators else []
-    if not words:
-        return ""
-    return f"expected {words[0]}" if len(words) == 1 else f"expected one of: {', '.join(words)}"
-
-
-def _accepted(error: UnexpectedInput, fallback: Iterable[str]) -> set[str]:
-    parser = getattr(error, "interactive_parser", None)
-    try:
-        return set(parser.accepts()) if parser is not None else set(fallback)
-    except Exception:  # accepts() re-runs the parser; never let it hide the real error
-        return set(fallback)
-
-
-def _token_error(error: UnexpectedToken, text: str, file: str) -> ParseError:
-    token, names = error.token, _accepted(error, error.expected)
-    notes: tuple[str, ...]
-    if token.type == "$END":
-        line, col = (token.end_line, token.end_column) if token.end_line else (token.line or 1, token.column or 1)
-        span, found, notes = Span(file, line, col, line, col + 1), "end of input", ()
-    else:
-        match = _LEXEME.match(text, token.start_pos)
-        assert match is not None   # a token starts with a non-blank character, which \S matches
-        lexeme = match.group()
-        span = Span(file, token.line, token.column, token.line, token.column + len(lexeme))
-        found, notes = f"'{lexeme}'", _missing_dot_note(names, text, token.start_pos)
-    return ParseError(f"unexpected {found}; {_expected(names)}".rstrip("; "), span, notes=notes)
-
-
-def _missing_dot_note(names: set[str], text: str, start: int) -> tuple[str, ...]:
-    """A hint when '.' would have fitted and the unexpected token starts its line."""
-    first_on_line = not text[text.rfind("\n", 0, start) + 1:start].strip()
-    return ("the previous statement may be missing its final '.'",) if "DOT" in names and first_on_line else ()
-
-
-def _char_error(error: UnexpectedCharacters, text: str, file: str) -> ParseError:
-    span = Span(file, error.line, error.column, error.line, error.column + 1)
-    if error.char == '"':
-        return ParseError("unterminated string", span, notes=('a string ends with " on the same line',))
-    if error.char == "@":
-        match = re.match(r"@\w*", text[error.pos_in_stream:])
-        assert match is not None   # the text there starts with the "@"
-        word = match.group()
-        return ParseError(f"unknown directive '{word}'", span,
-                          notes=("directives: @prefix @input @output @decl @name",))
-    expected = _expected(_accepted(error, error.allowed or ()))
-    return ParseError(f"unexpected character {error.char!r}" + (f"; {expected}" if expected else ""), span)
-
-
-def _syntax_error(error: UnexpectedInput, text: str, file: str) -> ParseError:
-    if isinstance(error, UnexpectedToken):
-        return _token_error(error, text, file)
-    if isinstance(error, UnexpectedCharacters):
-        return _char_error(error, text, file)
-    return ParseError(f"syntax error: {error}", Span(file, getattr(error, "line", 0), getattr(error, "column", 0)))
 
 
 # ---------------------------------------------------------------- public API
@@ -433,11 +217,11 @@ def _run(text: str, start: str, builder: _Builder):
     gc.disable()
     try:
         with recursion_headroom("the program"):
-            tree = _lark().parse(text, start=start)
+            tree = grammar().parse(text, start=start)
             _check_nesting(tree, builder.file)
             return builder.transform(tree)
     except UnexpectedInput as error:
-        raise _syntax_error(error, text, builder.file) from None
+        raise syntax_error(error, text, builder.file) from None
     except VisitError as error:
         raise error.orig_exc from None
     finally:
