@@ -1,4 +1,4 @@
-"""The ``deltalog`` command line: run, query, check and graph a program."""
+"""The ``deltalog`` command line: run, query, check, graph and plan a program; store commands in cli_store."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     graph = commands.add_parser("graph", parents=[common], help="print the predicate dependency graph and strata")
     graph.add_argument("program")
     graph.add_argument("--dot", metavar="FILE", help="write Graphviz DOT to FILE ('-' for stdout)")
+    from deltalog.cli_plan import add_plan_command
     from deltalog.cli_store import add_store_commands
+    add_plan_command(commands)
     add_store_commands(commands)
     return parser
 
@@ -116,9 +118,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args) -> int:
     """Run the command; every failure becomes ``error: ...`` (with file:line:col where known) and exit 2."""
+    from deltalog.cli_plan import cmd_plan
     from deltalog.cli_store import STORE_COMMANDS
     try:
-        return {**COMMANDS, **STORE_COMMANDS}[args.command](args)
+        return {**COMMANDS, **STORE_COMMANDS, "plan": cmd_plan}[args.command](args)
     except DeltalogError as error:
         print(error.render(_source_of(error)), file=sys.stderr)
         _trace(args, error.__cause__)
@@ -283,7 +286,7 @@ def cmd_query(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from deltalog.api import read_program
+    from deltalog.sources import read_program
     from deltalog.analysis import analyse
     program, _, _ = read_program(Path(args.program))
     analysed = analyse(program)
@@ -298,7 +301,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_graph(args) -> int:
-    from deltalog.api import read_program
+    from deltalog.sources import read_program
     from deltalog.analysis import analyse
     program, _, _ = read_program(Path(args.program))
     graph = analyse(program).graph

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from deltalog.algorithms.maintain import ALGORITHMS
+from deltalog.algorithms.names import ALGORITHM_NAMES
 
 
 def add_store_commands(commands) -> None:
@@ -20,7 +20,7 @@ def add_store_commands(commands) -> None:
     update.add_argument("store")
     update.add_argument("--add", metavar="DIR", help="fact files to add (same layout as --facts)")
     update.add_argument("--delete", metavar="DIR", help="fact files to delete")
-    update.add_argument("--algorithm", choices=ALGORITHMS, default="auto")
+    update.add_argument("--algorithm", choices=ALGORITHM_NAMES, default="auto")
     update.add_argument("--stats", action="store_true", help="print per-phase statistics")
     update.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                         help="wait this long for another update of the store to finish (default: fail at once)")

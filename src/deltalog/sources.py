@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from deltalog.backends.base import Backend
 from deltalog.errors import UsageError
 from deltalog.syntax import parse
 from deltalog.syntax.ast import Program
 from deltalog.syntax.parser import read_source
+
+if TYPE_CHECKING:
+    from deltalog.backends.base import Backend
 
 
 def make_backend(backend: str | Backend) -> Backend:

@@ -12,12 +12,13 @@ callers test ``isinstance(backend, Capability)``, never a backend's name.
 
 from __future__ import annotations
 
-from typing import Any, MutableMapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, MutableMapping, Protocol, runtime_checkable
 
-import polars as pl
-import pyarrow as pa
+if TYPE_CHECKING:   # annotations only: importing the contract must not load polars/pyarrow (start-up time)
+    import polars as pl
+    import pyarrow as pa
 
-from deltalog.plan.ir import Node
+    from deltalog.plan.ir import Node
 
 
 @runtime_checkable

@@ -21,6 +21,7 @@ from deltalog.storage.stored import KeyedView, StoredRelation
 from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
+from deltalog.backends.local.closure import component_pairs, transitive_closure
 
 CHUNK_ROWS = 1 << 18
 
@@ -307,3 +308,32 @@ def _difference(node: ir.Difference, ctx: Context) -> Iterator[Frame]:
 def _aggregate(node: ir.Aggregate, ctx: Context) -> Iterator[Frame]:
     rows = distinct_frame(materialise(node.input, ctx))
     yield aggregate_frame(rows, node.group_by, node.function, node.argument, node.output, ctx.dictionary)
+
+
+# ---- closures (backends/local/closure.py) ------------------------------------------------------
+
+def _closure_input(edges: ir.Node, restrict: ir.Node | None, ctx: Context):
+    frame = materialise(edges, ctx)
+    x, y = (frame.columns[c] for c in edges.columns)
+    if restrict is None:
+        return x, y, None
+    (only,) = restrict.columns
+    return x, y, materialise(restrict, ctx).columns[only]
+
+
+def _pair_frames(node: ir.Node, pairs: Iterator[tuple[np.ndarray, np.ndarray]]) -> Iterator[Frame]:
+    first, second = node.columns
+    for x, y in pairs:
+        yield Frame({first: x, second: y}, x.size)
+
+
+@stream.register
+def _transitive_closure(node: ir.TransitiveClosure, ctx: Context) -> Iterator[Frame]:
+    x, y, sources = _closure_input(node.edges, node.sources, ctx)
+    return _pair_frames(node, transitive_closure(x, y, sources, chunk=ctx.chunk_rows))
+
+
+@stream.register
+def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> Iterator[Frame]:
+    x, y, nodes = _closure_input(node.edges, node.nodes, ctx)
+    return _pair_frames(node, component_pairs(x, y, nodes, chunk=ctx.chunk_rows))

@@ -1,0 +1,324 @@
+"""Generalized hypertree decompositions of rule bodies (000 section 2, "Hypertree Decomposition").
+
+A rule body is a hypergraph: its variables are the vertices and each positive atom is a hyperedge.
+A decomposition is a tree whose nodes p carry a set of variables χ(p) (a *bag*) and a set of atoms
+λ(p) whose variables cover χ(p); every atom's variables lie inside some bag, and the bags holding a
+variable form a connected subtree. Its width is max |λ(p)|; a rule is *complex* (000: cyclic) when
+no decomposition of width 1 exists. Evaluating a rule over a decomposition (Yannakakis: node
+relations, semi-join passes, a join up the tree) touches O(m^width + output) rows instead of the
+intermediate results of a left-deep join.
+
+Bags come from an elimination ordering of the primal graph (two variables adjacent when an atom,
+a negated atom or a comparison holds both): eliminating v makes {v} ∪ (its not yet eliminated
+neighbours) a bag and joins those neighbours into a clique. Every tree decomposition can be refined
+into one obtained this way with smaller or equal bags, and the edge-cover number of a bag only grows
+with the bag, so the least width over all orderings is the generalized hypertree width. Bodies with
+at most :data:`EXACT_VARIABLES` variables get the exact minimum by dynamic programming over the sets
+of eliminated variables (the treewidth recurrence of Bodlaender et al., with a bag's cost its cover
+number); larger bodies, or a search over :data:`EXACT_SECONDS`, use a greedy ordering (least bag cover, then min-fill).
+
+Negated atoms and comparisons are constraints: their variables are made adjacent, so some bag holds
+all of them, and they are attached to the smallest such node (as are positive atoms outside λ, which
+are applied there as semi-join filters: every atom is enforced in full at one node).
+
+>>> triangle = decompose([{"X", "Y"}, {"Y", "Z"}, {"Z", "X"}])
+>>> triangle.width, triangle.exact
+(2, True)
+>>> print(triangle)
+width 2 (exact)
+node 0 χ={X, Y, Z} λ=[0, 1] filters=[2]
+>>> decompose([{"X", "Y"}, {"Y", "Z"}, {"Z", "W"}]).width
+1
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+from typing import Iterable, Sequence
+
+EXACT_VARIABLES = 14   # 2^14 subsets: well under a second in Python
+EXACT_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    """One node p of a decomposition: χ(p), λ(p) (atom positions) and the atoms enforced here."""
+
+    chi: frozenset[str]
+    cover: tuple[int, ...]                  # λ(p): the atoms joined to build the node relation
+    filters: tuple[int, ...] = ()           # atoms with var ⊆ χ(p), not in any λ: semi-join filters
+    constraints: tuple[int, ...] = ()       # constraint positions (negations, comparisons) attached here
+    children: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """A rooted decomposition; ``exact`` when ``width`` is proven minimal."""
+
+    nodes: tuple[TreeNode, ...]
+    root: int
+    width: int
+    exact: bool
+
+    @property
+    def complex(self) -> bool:
+        """000's complex (cyclic) rule: hypertree width above 1."""
+        return self.width > 1
+
+    def lines(self, atom_text: Sequence[str] | None = None, constraint_text: Sequence[str] | None = None
+              ) -> list[str]:
+        def atoms(positions: Iterable[int], text: Sequence[str] | None) -> str:
+            return ", ".join(text[i] if text else str(i) for i in positions)
+
+        out = [f"width {self.width} ({'exact' if self.exact else 'heuristic'})"]
+
+        def visit(p: int, depth: int) -> None:
+            node = self.nodes[p]
+            line = f"{'  ' * depth}node {p} χ={{{', '.join(sorted(node.chi))}}} λ=[{atoms(node.cover, atom_text)}]"
+            if node.filters:
+                line += f" filters=[{atoms(node.filters, atom_text)}]"
+            if node.constraints:
+                line += f" constraints=[{atoms(node.constraints, constraint_text)}]"
+            out.append(line)
+            for child in node.children:
+                visit(child, depth + 1)
+
+        visit(self.root, 0)
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def decompose(edges: Sequence[Iterable[str]], constraints: Sequence[Iterable[str]] = (),
+              prefer: Iterable[str] = ()) -> Decomposition:
+    """A decomposition of minimal (or, for large bodies, heuristically small) width.
+
+    ``edges``: the variables of each positive atom; ``constraints``: the variables of each negated
+    atom or comparison (each must lie within the atoms' variables); ``prefer``: variables the root
+    should hold (the head's), so the last join projects early.
+    """
+    hyperedges = [frozenset(e) for e in edges]
+    extra = [frozenset(c) for c in constraints]
+    variables = sorted(frozenset().union(*hyperedges)) if hyperedges else []
+    unknown = frozenset().union(*extra) - set(variables) if extra else frozenset()
+    if unknown:
+        raise ValueError(f"constraint variables {sorted(unknown)} occur in no atom")
+    adjacency = _primal_graph(variables, hyperedges + extra)
+    cover = _cover_function(tuple(hyperedges))
+    order, exact = _best_order(variables, adjacency, cover)
+    bags, parents = _bags_from_order(order, adjacency)
+    return _assemble(bags, parents, hyperedges, extra, cover, exact, frozenset(prefer))
+
+
+# ---- the primal graph and bag costs ------------------------------------------------------------
+
+def _primal_graph(variables: list[str], sets: list[frozenset[str]]) -> dict[str, frozenset[str]]:
+    adjacent: dict[str, set[str]] = {v: set() for v in variables}
+    for members in sets:
+        for v in members:
+            adjacent[v] |= members - {v}
+    return {v: frozenset(n) for v, n in adjacent.items()}
+
+
+def _cover_function(hyperedges: tuple[frozenset[str], ...]):
+    """ρ(bag): the least number of atoms whose variables include the bag (exact set cover; bodies
+    are small), with one least cover, preferring atoms that lie inside the bag."""
+
+    @lru_cache(maxsize=None)
+    def cover(bag: frozenset[str]) -> tuple[int, tuple[int, ...]]:
+        if not bag:
+            return 0, ()
+        useful = [i for i, e in enumerate(hyperedges) if e & bag]
+        useful.sort(key=lambda i: (not hyperedges[i] <= bag, -len(hyperedges[i] & bag), i))
+        for k in range(1, len(useful) + 1):
+            for chosen in combinations(useful, k):
+                if bag <= frozenset().union(*(hyperedges[i] for i in chosen)):
+                    return k, tuple(sorted(chosen))
+        raise ValueError(f"variables {sorted(bag)} are covered by no atom")
+
+    return cover
+
+
+# ---- elimination orderings -------------------------------------------------------------------------
+
+def _best_order(variables: list[str], adjacency: dict[str, frozenset[str]], cover) -> tuple[list[str], bool]:
+    if len(variables) <= EXACT_VARIABLES:
+        order = _exact_order(variables, adjacency, cover, time.monotonic() + EXACT_SECONDS)
+        if order is not None:
+            return order, True
+    return _min_fill_order(variables, adjacency, cover), False
+
+
+def _exact_order(variables: list[str], adjacency: dict[str, frozenset[str]], cover, deadline: float
+                 ) -> list[str] | None:
+    """The ordering whose largest bag has the least cover number (then the fewest variables):
+    best(S) = min over v in S of max(best(S - v), cost({v} ∪ Q(S - v, v))), Q(S, v) being the
+    variables outside S ∪ {v} reachable from v through S (its neighbours once S is eliminated)."""
+    index = {v: i for i, v in enumerate(variables)}
+    neighbours = [sum(1 << index[n] for n in adjacency[v]) for v in variables]
+    full = (1 << len(variables)) - 1
+    best: dict[int, tuple[tuple[int, int], int]] = {0: ((0, 0), -1)}
+    by_size: list[list[int]] = [[] for _ in range(len(variables) + 1)]
+    for s in range(1, full + 1):
+        by_size[bin(s).count("1")].append(s)
+    for size in range(1, len(variables) + 1):
+        if time.monotonic() > deadline:
+            return None
+        for s in by_size[size]:
+            choice: tuple[tuple[int, int], int] | None = None
+            rest = s
+            while rest:
+                bit = rest & -rest
+                rest ^= bit
+                v = bit.bit_length() - 1
+                before = s ^ bit
+                bag = _reach(v, before, neighbours) | bit
+                names = frozenset(variables[i] for i in range(len(variables)) if bag >> i & 1)
+                cost = max(best[before][0], (cover(names)[0], len(names)))
+                if choice is None or cost < choice[0]:
+                    choice = (cost, v)
+            assert choice is not None
+            best[s] = choice
+    order: list[str] = []
+    s = full
+    while s:
+        v = best[s][1]
+        order.append(variables[v])
+        s ^= 1 << v
+    return order[::-1]
+
+
+def _reach(v: int, eliminated: int, neighbours: list[int]) -> int:
+    """Variables not in ``eliminated`` (nor v) reachable from v through eliminated ones."""
+    seen = 1 << v
+    frontier = neighbours[v]
+    found = 0
+    while frontier:
+        bit = frontier & -frontier
+        frontier ^= bit
+        if seen & bit:
+            continue
+        seen |= bit
+        if eliminated & bit:
+            frontier |= neighbours[bit.bit_length() - 1] & ~seen
+        else:
+            found |= bit
+    return found
+
+
+def _min_fill_order(variables: list[str], adjacency: dict[str, frozenset[str]], cover) -> list[str]:
+    """Greedy: eliminate the variable whose bag has the least cover, then the fewest fill edges
+    (min-fill), then the fewest neighbours, then the first name."""
+    graph = {v: set(n) for v, n in adjacency.items()}
+    order = []
+    while graph:
+        def rank(v: str) -> tuple[int, int, int, str]:
+            ns = graph[v]
+            fill = sum(1 for a, b in combinations(sorted(ns), 2) if b not in graph[a])
+            return cover(frozenset(ns | {v}))[0], fill, len(ns), v
+        v = min(graph, key=rank)
+        ns = graph.pop(v)
+        for a in ns:
+            graph[a] |= ns - {a}
+            graph[a].discard(v)
+        order.append(v)
+    return order
+
+
+def _bags_from_order(order: list[str], adjacency: dict[str, frozenset[str]]
+                     ) -> tuple[list[frozenset[str]], list[int | None]]:
+    """Bag of v = v with its later neighbours in the filled graph; its parent is the bag of the
+    earliest of those neighbours to be eliminated (the tree of a chordal graph's cliques)."""
+    position = {v: i for i, v in enumerate(order)}
+    graph = {v: set(n) for v, n in adjacency.items()}
+    bags: list[frozenset[str]] = []
+    parents: list[int | None] = []
+    for v in order:
+        later = {u for u in graph[v] if position[u] > position[v]}
+        for a in later:
+            graph[a] |= later - {a}
+        bags.append(frozenset(later | {v}))
+        parents.append(position[min(later, key=position.__getitem__)] if later else None)
+    return bags, parents
+
+
+# ---- the tree ------------------------------------------------------------------------------------
+
+def _assemble(bags: list[frozenset[str]], parents: list[int | None], hyperedges: list[frozenset[str]],
+              extra: list[frozenset[str]], cover, exact: bool, prefer: frozenset[str]) -> Decomposition:
+    if not bags:   # no variables at all: one node holding every (ground) atom
+        node = TreeNode(frozenset(), (), tuple(range(len(hyperedges))), tuple(range(len(extra))))
+        return Decomposition((node,), 0, 0, exact)
+    chis, edges = _contract(bags, _tree_edges(parents))
+    root = max(range(len(chis)), key=lambda p: (len(chis[p] & prefer), -p))
+    children = _orient(edges, root, len(chis))
+    covers = [cover(chi)[1] for chi in chis]
+    enforced = {i for p, c in enumerate(covers) for i in c if hyperedges[i] <= chis[p]}
+    filters: list[list[int]] = [[] for _ in chis]
+    for i, e in enumerate(hyperedges):
+        if i not in enforced:
+            filters[_smallest_home(e, chis)].append(i)
+    attached: list[list[int]] = [[] for _ in chis]
+    for j, c in enumerate(extra):
+        attached[_smallest_home(c, chis)].append(j)
+    nodes = tuple(TreeNode(chis[p], covers[p], tuple(filters[p]), tuple(attached[p]), tuple(children[p]))
+                  for p in range(len(chis)))
+    return Decomposition(nodes, root, max(len(c) for c in covers), exact)
+
+
+def _tree_edges(parents: list[int | None]) -> list[tuple[int, int]]:
+    """Parent links; separate components hang below the first root (they share no variable, so the
+    connectedness condition holds)."""
+    roots = [i for i, p in enumerate(parents) if p is None]
+    return [(p, i) for i, p in enumerate(parents) if p is not None] + [(roots[0], r) for r in roots[1:]]
+
+
+def _contract(bags: list[frozenset[str]], edges: list[tuple[int, int]]
+              ) -> tuple[list[frozenset[str]], list[tuple[int, int]]]:
+    """Merge every bag into a neighbour that contains it (the neighbour takes over its links):
+    fewer nodes, same width, still a decomposition."""
+    alive = dict(enumerate(bags))
+    links = {frozenset(e) for e in edges}
+    merged = True
+    while merged:
+        merged = False
+        for link in sorted(links, key=sorted):
+            a, b = sorted(link)
+            small, big = (a, b) if alive[a] <= alive[b] else (b, a) if alive[b] <= alive[a] else (None, None)
+            if small is None or big is None:
+                continue
+            links = {frozenset(big if x == small else x for x in other) for other in links if other != link}
+            del alive[small]
+            merged = True
+            break
+    ids = {old: new for new, old in enumerate(sorted(alive))}
+    pairs = [sorted(link) for link in links]
+    return [alive[old] for old in sorted(alive)], [(ids[a], ids[b]) for a, b in pairs]
+
+
+def _orient(edges: list[tuple[int, int]], root: int, n: int) -> list[list[int]]:
+    adjacent: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        adjacent[a].append(b)
+        adjacent[b].append(a)
+    children: list[list[int]] = [[] for _ in range(n)]
+    stack, seen = [root], {root}
+    while stack:
+        p = stack.pop()
+        for q in sorted(adjacent[p]):
+            if q not in seen:
+                seen.add(q)
+                children[p].append(q)
+                stack.append(q)
+    return children
+
+
+def _smallest_home(variables: frozenset[str], chis: list[frozenset[str]]) -> int:
+    homes = [p for p, chi in enumerate(chis) if variables <= chi]
+    if not homes:
+        raise AssertionError(f"no bag holds {sorted(variables)}: not a decomposition")
+    return min(homes, key=lambda p: (len(chis[p]), p))

@@ -1,0 +1,204 @@
+"""The local backend's closure kernels (backends/local/closure.py) against networkx and a naive fixpoint:
+raw kernels (every reachability strategy, tiny chunk and memory bounds so every blocking path runs)
+and through the backend (``insert`` of TransitiveClosure / ComponentPairs plans, read back)."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, example, given, settings, target
+from hypothesis import strategies as st
+
+from deltalog.backends.local import closure
+from deltalog.backends.local.backend import LocalBackend
+from deltalog.plan import ir
+from deltalog.syntax.ast import Constant
+
+Edge = tuple[int, int]
+
+SPARSE = 1_000_000_007   # node i becomes i * SPARSE - 3: large, sparse and negative ids
+
+
+def naive_tc(edges: list[Edge]) -> set[Edge]:
+    """The least fixpoint of tc(x,z) :- e(x,z).  tc(x,z) :- tc(x,y), e(y,z)."""
+    tc = set(edges)
+    while True:
+        new = {(x, z) for x, y in tc for y2, z in edges if y == y2} - tc
+        if not new:
+            return tc
+        tc |= new
+
+
+def nx_tc(edges: list[Edge], sources: list[int] | None) -> set[Edge]:
+    g = nx.DiGraph(edges)
+    pairs = set(nx.transitive_closure(g, reflexive=False).edges)   # (x, x) only on non-trivial cycles
+    return pairs if sources is None else {p for p in pairs if p[0] in set(sources)}
+
+
+def nx_components(edges: list[Edge], nodes: list[int] | None) -> set[Edge]:
+    pairs = set()
+    for comp in nx.connected_components(nx.Graph(edges)):
+        if nodes is None or comp & set(nodes):
+            pairs |= {(x, y) for x in comp for y in comp}
+    return pairs
+
+
+def as_set(x: np.ndarray, y: np.ndarray) -> set[Edge]:
+    pairs = list(zip(x.tolist(), y.tolist()))
+    assert len(pairs) == len(set(pairs)), "a kernel emitted a pair twice"
+    return set(pairs)
+
+
+def columns(edges: list[Edge]) -> tuple[np.ndarray, np.ndarray]:
+    a = np.array(edges, np.int64).reshape(-1, 2)
+    return a[:, 0].copy(), a[:, 1].copy()
+
+
+nodes_strategy = st.integers(0, 14)
+graphs = st.lists(st.tuples(nodes_strategy, nodes_strategy), max_size=40)
+restriction = st.none() | st.lists(st.integers(0, 18), max_size=5)   # 15..18 never occur in an edge
+sparse_ids = st.booleans()
+
+
+def remap(edges: list[Edge], only: list[int] | None, sparse: bool):
+    if not sparse:
+        return edges, only
+    f = lambda i: i * SPARSE - 3   # noqa: E731
+    return [(f(a), f(b)) for a, b in edges], None if only is None else [f(i) for i in only]
+
+
+CYCLE_AND_TAIL = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 3), (4, 5), (5, 4), (6, 7)]
+
+
+@pytest.fixture(params=["bitset", "sparse", "bitset-blocked"])
+def method(request, monkeypatch) -> str:
+    """Each strategy; "bitset-blocked" shrinks every memory bound so column blocks, level slices and
+    unpacking blocks all have many pieces."""
+    if request.param == "bitset-blocked":
+        monkeypatch.setattr(closure, "BITSET_BYTES", 64)
+        monkeypatch.setattr(closure, "GATHER_WORDS", 2)
+        monkeypatch.setattr(closure, "UNPACK_BITS", 64)
+        return "bitset"
+    if request.param == "sparse":
+        monkeypatch.setattr(closure, "BITSET_BYTES", 64)
+    return request.param
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])   # set once
+@given(edges=graphs, sources=restriction, sparse=sparse_ids)
+@example(edges=CYCLE_AND_TAIL, sources=None, sparse=False)
+@example(edges=CYCLE_AND_TAIL, sources=[2, 4, 17], sparse=True)
+@example(edges=[(1, 1), (1, 1)], sources=None, sparse=False)
+@example(edges=[], sources=None, sparse=False)
+def test_transitive_closure_kernel(method, edges, sources, sparse):
+    edges, sources = remap(edges, sources, sparse)
+    expected = nx_tc(edges, sources)
+    target(float(len(expected)))
+    src, dst = columns(edges)
+    got = as_set(*closure.collect(closure.transitive_closure(
+        src, dst, None if sources is None else np.array(sources, np.int64), chunk=3, method=method)))
+    assert got == expected
+    if sources is None and len(edges) <= 15:
+        assert got == naive_tc(edges)
+
+
+@given(edges=graphs, nodes=restriction, sparse=sparse_ids)
+@example(edges=[(i, (i + 1) % 6) for i in range(6)] + [(8, 9)], nodes=[3, 16], sparse=True)
+@example(edges=[(2, 2)], nodes=None, sparse=False)
+def test_component_pairs_kernel(edges, nodes, sparse):
+    edges, nodes = remap(edges, nodes, sparse)
+    expected = nx_components(edges, nodes)
+    target(float(len(expected)))
+    src, dst = columns(edges)
+    got = as_set(*closure.collect(closure.component_pairs(
+        src, dst, None if nodes is None else np.array(nodes, np.int64), chunk=4)))
+    assert got == expected
+
+
+def test_explicit_counts(method):
+    """Known sizes, so the properties above cannot pass on empty outputs."""
+    chain = np.arange(200, dtype=np.int64)
+    x, _ = closure.collect(closure.transitive_closure(chain[:-1], chain[1:], method=method))
+    assert x.size == 200 * 199 // 2
+    ring = np.arange(50, dtype=np.int64)
+    x, _ = closure.collect(closure.transitive_closure(ring, np.roll(ring, -1), method=method))
+    assert x.size == 50 * 50
+    x, _ = closure.collect(closure.component_pairs(ring, np.roll(ring, -1), chunk=7))
+    assert x.size == 50 * 50
+    src, dst = columns(CYCLE_AND_TAIL)
+    assert as_set(*closure.collect(closure.transitive_closure(src, dst, np.array([3, 6]), method=method))) \
+        == {(3, 3), (6, 7)}
+    assert not list(closure.transitive_closure(src, dst, np.array([7, 99]), method=method))
+    assert not list(closure.component_pairs(src, dst, np.array([], np.int64)))
+
+
+# ---- through the backend -----------------------------------------------------------------------
+
+def backend_with(edges: list[Edge]) -> LocalBackend:
+    backend = LocalBackend(chunk_rows=5)
+    backend.create_relation(relation="e", arity=2)
+    src, dst = columns(edges)
+    backend.load(relation="e", table=pl.DataFrame({"a": src, "b": dst}), generation=0)
+    return backend
+
+
+def inserted(backend: LocalBackend, plan: ir.Node) -> set[Edge]:
+    backend.create_relation(relation="out", arity=2)
+    added = backend.insert(relation="out", plan=plan, generation=1)
+    rows = backend.typed_rows(relation="out")
+    assert added == len(rows)
+    return {(x, y) for (_, x), (_, y) in rows}
+
+
+def restriction_plan(only: list[int] | None) -> ir.Node | None:
+    return None if only is None else ir.Values(("S",), tuple((Constant(i, "int"),) for i in only))
+
+
+EDGE_SCAN = ir.Scan("e", (ir.Col("X"), ir.Col("Y")))
+
+
+@given(edges=graphs, sources=restriction, sparse=sparse_ids)
+@example(edges=CYCLE_AND_TAIL, sources=[0, 6, 18], sparse=True)
+def test_transitive_closure_through_backend(edges, sources, sparse):
+    edges, sources = remap(edges, sources, sparse)
+    expected = nx_tc(edges, sources)
+    target(float(len(expected)))
+    plan = ir.TransitiveClosure(EDGE_SCAN, restriction_plan(sources))
+    assert inserted(backend_with(edges), plan) == expected
+
+
+@given(edges=graphs, nodes=restriction, sparse=sparse_ids)
+@example(edges=CYCLE_AND_TAIL, nodes=[3, 7, 18], sparse=True)
+def test_component_pairs_through_backend(edges, nodes, sparse):
+    edges, nodes = remap(edges, nodes, sparse)
+    expected = nx_components(edges, nodes)
+    target(float(len(expected)))
+    plan = ir.ComponentPairs(EDGE_SCAN, restriction_plan(nodes))
+    assert inserted(backend_with(edges), plan) == expected
+
+
+def test_closure_nodes_compose_in_plans():
+    """Closure nodes under other nodes and over non-scan inputs: a filtered edge set, the closure
+    joined back and evaluated (not only inserted)."""
+    backend = backend_with(CYCLE_AND_TAIL)
+    edges = ir.Filter(EDGE_SCAN, ir.Compare("!=", ir.Col("X"), ir.Col("Y")))
+    tc = ir.TransitiveClosure(edges)
+    frame = backend.evaluate(plan=ir.SemiJoin(tc, ir.Values(("X",), ((Constant(4, "int"),),)), ("X",)))
+    assert sorted(frame.rows()) == [(4, 4), (4, 5)]
+    loopless = [(x, y) for x, y in CYCLE_AND_TAIL if x != y]
+    assert (3, 3) not in nx_tc(loopless, None)
+    assert inserted(backend, ir.Distinct(ir.Union_((tc, ir.ComponentPairs(edges))))) == \
+        nx_tc(loopless, None) | nx_components(loopless, None)
+
+
+def test_walk_and_transform_see_closure_children():
+    from deltalog.plan.walk import replace, transform, walk
+    tc = ir.TransitiveClosure(EDGE_SCAN, restriction_plan([1]))
+    plan = ir.Distinct(ir.Union_((tc, ir.ComponentPairs(EDGE_SCAN))))
+    assert [type(n).__name__ for n in walk(plan)] == \
+        ["Distinct", "Union_", "TransitiveClosure", "Scan", "Values", "ComponentPairs", "Scan"]
+    renamed = transform(plan, lambda n: replace(n, relation="f") if isinstance(n, ir.Scan) else n)
+    assert {n.relation for n in walk(renamed) if isinstance(n, ir.Scan)} == {"f"}
+    assert transform(plan, lambda n: n) is plan

@@ -1,0 +1,55 @@
+"""Start-up discipline: commands that need no data engine load none (issue 15, import discipline).
+
+Checked through ``sys.modules`` in a fresh interpreter, not by timing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("polars", "pyarrow", "pyspark", "numpy")
+
+PROBE = """
+import json, sys
+from deltalog.cli import main
+sys.argv = ["deltalog", *json.loads(sys.argv[1])]
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\nLOADED " + json.dumps(sorted(m for m in {heavy} if m in sys.modules)))
+"""
+
+
+def loaded_by(*argv: str) -> list[str]:
+    probe = PROBE.replace("{heavy}", repr(HEAVY))
+    out = subprocess.run([sys.executable, "-c", probe, json.dumps(argv)], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout
+    return json.loads(out.rsplit("LOADED ", 1)[1])
+
+
+@pytest.mark.parametrize("argv", [
+    ("--help",),
+    ("check", "examples/transitive/program.dl"),
+    ("graph", "examples/transitive/program.dl"),
+    ("update", "--help"),
+])
+def test_light_commands_load_no_data_engine(argv):
+    assert loaded_by(*argv) == []
+
+
+def test_run_does_load_the_engine():
+    """The probe can see a heavy import (so the test above is not vacuous)."""
+    assert "numpy" in loaded_by("run", "examples/transitive/program.dl", "--out", "-")
+
+
+def test_algorithm_names_match_the_strategies():
+    from deltalog.algorithms.maintain import ALGORITHMS
+    from deltalog.algorithms.names import ALGORITHM_NAMES
+    assert ALGORITHM_NAMES == ALGORITHMS
