@@ -14,7 +14,8 @@ from deltalog.plan.ir import Node, Values
 from deltalog.backends.spark import store
 from deltalog.backends.spark.codec import decode_table, tag_frame, tag_table, text_frame, typed_frame, typed_rows
 from deltalog.backends.spark.errors import translated
-from deltalog.backends.spark.execute import BROADCAST_ROWS, Context, frame, input_size, names_of, values_table
+from deltalog.backends.spark.execute import (BROADCAST_ROWS, Context, frame, input_size, names_of, unique_rows,
+                                             values_table)
 from deltalog.backends.spark.expressions import column
 from deltalog.backends.spark.relation import SparkRelation
 from deltalog.backends.spark.checkpoints import choose as choose_checkpoints
@@ -103,7 +104,7 @@ class SparkBackend(FrameLoading, Offloading):
             return self.import_rows(relation=relation, table=table, generation=generation)
         ctx = self._context(metrics)
         added = store.insert(self, target, self._head_rows(plan, target, ctx), generation, revive_since,
-                             input_size(plan, ctx))
+                             input_size(plan, ctx), unique=unique_rows(plan))
         store.collect_metrics(ctx, metrics)
         return added
 

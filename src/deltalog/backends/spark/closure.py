@@ -2,15 +2,16 @@
 
 Three ways, chosen per node by ``choose`` (docs/spark.md, "Closures", has the measurements):
 
-- ``driver``: the distinct edges come to the driver through Arrow, the closure is computed there
-  (closure_kernel.py: SCC condensation and reachability bitsets; components by scipy) and the pairs go back as
-  bounded Arrow partitions (transfer.py). Taken when the edges and the result hold at most
-  ``closure_driver_rows`` rows (the offload bound, ``--offload-rows``; 0 turns it off).
-- ``executors``: the edges come to the driver as above, but only the condensed reachability (k^2/8 bytes of
-  bitsets for k components) is broadcast; each task lists the pairs of a slice of the sources, balanced by
-  their counts, so the result is made on the executors and never passes through the driver. One Spark job.
-  ComponentPairs ships the (node, component) labels instead and self-joins them on the label. Taken when the
-  edges hold at most ``closure_broadcast_rows`` rows and the bitsets fit.
+- ``driver``: the distinct edges come to the driver through Arrow, the closure is computed there by the
+  embedded backend's kernels (backends/local/closure.py: SCC condensation and reachability bitsets; clique
+  pairs of weak components) and the pairs go back as bounded Arrow partitions (transfer.py). Taken when the
+  edges hold at most ``closure_driver_rows`` rows (the offload bound, ``--offload-rows``; 0 turns it off) and
+  the result does too (past it, the executor path takes over).
+- ``executors``: the edges come to the driver as above and are broadcast as id arrays with their tagged
+  names; each task runs the same kernel for a random slice of the source nodes, so the result is made on the
+  executors and never passes through the driver: one Spark job, whatever the depth. ComponentPairs ships the
+  (node, component) labels computed on the driver instead and self-joins them on the label. Taken when the
+  edges hold at most ``closure_broadcast_rows`` rows.
 - ``joins``: for graphs too big for one machine. TC by squaring (Ioannidis' "smart" closure): with P the pairs
   joined by a path of 1..2^i edges and Q those of exactly 2^i edges, P ∪= Q ⋈ P and Q = Q ⋈ Q until Q ⋈ P adds
   nothing (or Q is empty): O(log depth) rounds, each delta checkpointed. Components by min-label propagation
@@ -34,13 +35,13 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, functions as F
 
 from deltalog.plan import ir
-from deltalog.backends.spark import closure_kernel as kernel
+from deltalog.backends.local import closure as kernels
 from deltalog.backends.spark.execute import Context, input_size, translate
 from deltalog.backends.spark.transfer import arrow_frame
 
 DEFAULT_DRIVER_ROWS = 2_000_000      # the offload bound's default (algorithms/offload.py)
 BATCH_ROWS = 1 << 20                 # pairs per Arrow batch an executor yields
-PAIRS_PER_TASK = 4_000_000           # the executor path's tasks: at least one per this many pairs
+TASKS_PER_CORE = 2                   # the executor path's tasks (slices of the sources)
 STRATEGIES = ("driver", "executors", "joins")
 
 
@@ -101,10 +102,6 @@ def _node_ids(values: pa.Table, names: pa.Array) -> np.ndarray:
     return np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
-def _pairs_table(names: pa.Array, xs: np.ndarray, ys: np.ndarray, columns: tuple[str, ...]) -> pa.Table:
-    return pa.table({columns[0]: names.take(pa.array(xs)), columns[1]: names.take(pa.array(ys))})
-
-
 def _named(pairs: DataFrame, columns: tuple[str, ...]) -> DataFrame:
     return pairs.select(F.col("s").alias(columns[0]), F.col("d").alias(columns[1]))
 
@@ -138,57 +135,72 @@ def _transitive_closure(node: ir.TransitiveClosure, ctx: Context) -> DataFrame:
 
 
 def _tc_in_memory(node: ir.TransitiveClosure, ctx: Context, run: ClosureRun) -> DataFrame:
-    """The driver and executor paths: the edges collected, the condensed closure computed on the driver."""
+    """The driver and executor paths: the edges collected, the closure computed by the embedded backend's kernel."""
     backend = _backend(ctx)
     edges = _collect(_edge_frame(node.edges, ctx), backend)
     run.edges = edges.num_rows
     if edges.num_rows == 0:
         return ctx.empty(node.columns)
     src, dst, names = _ids(edges)
-    reach = kernel.prepare(src, dst, len(names))
-    if reach is None:                                   # too many components for the bitsets
-        run.strategy = "joins"
-        return _tc_joins(node, ctx, run)
     sources = None if node.sources is None else _node_ids(_collect(_one_column(node.sources, ctx), backend), names)
-    nodes = np.unique(src) if sources is None else np.unique(sources)
-    counts = reach.counts(nodes)
-    run.pairs = int(counts.sum())
-    if run.strategy == "driver" and run.pairs > backend.closure_driver_rows and not backend.closure_strategy:
-        run.strategy = "executors"                      # a big result is made where it will live
-    if run.pairs == 0:
+    if sources is not None and sources.size == 0:
         return ctx.empty(node.columns)
     if run.strategy == "driver":
-        xs, ys = reach.pairs_array(nodes)
-        return arrow_frame(ctx.spark, _pairs_table(names, xs, ys, node.columns))
-    return _on_executors(ctx, reach, names, nodes, counts, node.columns)
+        found = _on_driver(kernels.transitive_closure(src, dst, sources), run, backend)
+        if found is not None:
+            return _driver_frame(ctx, names, found, node.columns)
+        run.strategy = "executors"                      # a big result is made where it will live
+    work = np.unique(src) if sources is None else sources
+    return _on_executors(ctx, ("tc", src, dst, names), work, node.columns)
 
 
-def _on_executors(ctx: Context, reach: kernel.Reachability, names: pa.Array, nodes: np.ndarray,
-                  counts: np.ndarray, columns: tuple[str, ...]) -> DataFrame:
-    """The pairs of ``nodes`` listed by tasks, each for a slice of them holding about the same number of pairs."""
-    sc = ctx.spark.sparkContext
-    total = int(counts.sum())
-    if total == 0:
+def _on_driver(chunks, run: ClosureRun, backend) -> list | None:
+    """The kernel's chunks of pairs, or None once they exceed the driver bound (unless the driver is forced)."""
+    found, total = [], 0
+    for xs, ys in chunks:
+        total += xs.size
+        if total > backend.closure_driver_rows and backend.closure_strategy != "driver":
+            return None
+        found.append((xs, ys))
+    run.pairs = total
+    return found
+
+
+def _driver_frame(ctx: Context, names: pa.Array, found: list, columns: tuple[str, ...]) -> DataFrame:
+    if not found:
         return ctx.empty(columns)
-    parts = max(sc.defaultParallelism, -(-total // PAIRS_PER_TASK))
-    order = nodes[np.argsort(reach.comp[nodes], kind="stable")]      # a slice touches few components
-    cumulative = np.cumsum(counts[np.argsort(reach.comp[nodes], kind="stable")])
-    cuts = np.searchsorted(cumulative, np.arange(1, parts) * total / parts)
-    slices = np.split(order, cuts)
-    shared = sc.broadcast((reach, names, slices))
+    xs, ys = np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
+    table = pa.table({columns[0]: names.take(pa.array(xs)), columns[1]: names.take(pa.array(ys))})
+    return arrow_frame(ctx.spark, table)
+
+
+def _listed(task: tuple, sources: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """On an executor: the kernel's pairs for ``sources`` (the broadcast task says which closure)."""
+    kind, src, dst = task[:3]
+    if kind == "tc":
+        return kernels.transitive_closure(src, dst, sources, chunk=BATCH_ROWS)
+    return kernels.component_pairs(src, dst, sources, chunk=BATCH_ROWS)
+
+
+def _on_executors(ctx: Context, task: tuple, work: np.ndarray, columns: tuple[str, ...]) -> DataFrame:
+    """The pairs listed by tasks, each for a random slice of the source nodes ``work``: the graph (node ids and
+    their tagged names) is broadcast, the result is made on the executors and never passes the driver."""
+    sc = ctx.spark.sparkContext
+    parts = max(1, min(work.size, sc.defaultParallelism * TASKS_PER_CORE))
+    slices = np.array_split(np.random.default_rng(0).permutation(work), parts)
+    shared = sc.broadcast((task, slices))
     schema = f"`{columns[0]}` string, `{columns[1]}` string"
 
     def list_pairs(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        closure, node_names, work = shared.value
+        graph, work_slices = shared.value
+        node_names = graph[3]
         for batch in batches:
             for part in batch.column(0).to_pylist():
-                for xs, ys in closure.pairs(work[part]):
-                    for lo in range(0, xs.size, BATCH_ROWS):
-                        yield pa.RecordBatch.from_arrays(
-                            [node_names.take(pa.array(xs[lo:lo + BATCH_ROWS])),
-                             node_names.take(pa.array(ys[lo:lo + BATCH_ROWS]))], names=list(columns))
+                for xs, ys in _listed(graph, work_slices[part]):
+                    yield pa.RecordBatch.from_arrays([node_names.take(pa.array(xs)), node_names.take(pa.array(ys))],
+                                                     names=list(columns))
 
-    carriers = ctx.spark.createDataFrame(sc.parallelize([(i,) for i in range(len(slices))], len(slices)), "part int")
+    carriers = ctx.spark.createDataFrame(sc.parallelize([(i,) for i in range(parts)], parts), "part int")
     return carriers.mapInArrow(list_pairs, schema)
 
 
@@ -249,27 +261,34 @@ def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> DataFrame:
 
 
 def _cp_in_memory(node: ir.ComponentPairs, ctx: Context, run: ClosureRun) -> DataFrame:
+    """Driver: the kernel's clique pairs. Executors: the (node, component) labels computed here, shipped back and
+    self-joined on the label by Spark."""
     backend = _backend(ctx)
     edges = _collect(_edge_frame(node.edges, ctx), backend)
     run.edges = edges.num_rows
     if edges.num_rows == 0:
         return ctx.empty(node.columns)
     src, dst, names = _ids(edges)
-    labels = kernel.component_labels(src, dst, len(names))
     chosen = None if node.nodes is None else _node_ids(_collect(_one_column(node.nodes, ctx), backend), names)
-    sizes = np.bincount(labels, minlength=int(labels.max()) + 1 if labels.size else 0)
-    kept = sizes if chosen is None else sizes[np.unique(labels[chosen])]
-    run.pairs = int((kept.astype(np.int64) ** 2).sum())
-    if run.strategy == "driver" and run.pairs > backend.closure_driver_rows and not backend.closure_strategy:
-        run.strategy = "executors"
-    if run.pairs == 0:
+    if chosen is not None and chosen.size == 0:
         return ctx.empty(node.columns)
     if run.strategy == "driver":
-        xs, ys = kernel.clique_pairs(labels, chosen)
-        return arrow_frame(ctx.spark, _pairs_table(names, xs, ys, node.columns))
+        found = _on_driver(kernels.component_pairs(src, dst, chosen), run, backend)
+        if found is not None:
+            return _driver_frame(ctx, names, found, node.columns)
+        run.strategy = "executors"
+    labels = component_labels(src, dst, len(names))
     keep = np.ones(labels.size, dtype=bool) if chosen is None else np.isin(labels, labels[chosen])
     table = pa.table({"v": names.filter(pa.array(keep)), "l": pa.array(labels[keep])})
     return _cliques(node, ctx, arrow_frame(ctx.spark, table), restricted=True)
+
+
+def component_labels(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
+    """The weakly connected component of each node 0..n-1."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+    graph = csr_matrix((np.ones(src.size, dtype=np.int8), (src, dst)), shape=(n, n))
+    return connected_components(graph, directed=True, connection="weak")[1].astype(np.int64)
 
 
 def _cliques(node: ir.ComponentPairs, ctx: Context, labels: DataFrame, restricted: bool = False) -> DataFrame:

@@ -127,6 +127,16 @@ def input_size(node: ir.Node, ctx: Context) -> int | None:
     return None if None in sizes else sum(sizes)
 
 
+def unique_rows(node: ir.Node) -> bool:
+    """Whether a plan's rows are distinct by construction (the insert then needs no ``distinct`` shuffle)."""
+    if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs)):
+        return True
+    if isinstance(node, ir.Project):
+        kept = [t.name for _, t in node.outputs if isinstance(t, ir.Col)]
+        return len(kept) == len(node.outputs) and set(kept) == set(node.input.columns) and unique_rows(node.input)
+    return False
+
+
 def small(node: ir.Node, frame_: DataFrame, ctx: Context) -> DataFrame:
     """The frame with a broadcast hint when the node is known to be small."""
     rows = estimate(node, ctx)
