@@ -37,6 +37,7 @@ from pyspark.sql import DataFrame, functions as F
 from deltalog.plan import ir
 from deltalog.backends.local import closure as kernels
 from deltalog.backends.spark.execute import Context, input_size, translate
+from deltalog.backends.spark.relation import fresh
 from deltalog.backends.spark.transfer import arrow_frame
 
 DEFAULT_DRIVER_ROWS = 2_000_000      # the offload bound's default (algorithms/offload.py)
@@ -214,18 +215,17 @@ def _tc_joins(node: ir.TransitiveClosure, ctx: Context, run: ClosureRun) -> Data
     while power_rows:
         begun = time.perf_counter()
         run.rounds += 1
-        path = _union(chunks)
-        step = power.select("s", F.col("d").alias("m")).join(path.select(F.col("s").alias("m"), "d"), "m")
-        fresh, added = counted(backend, step.select("s", "d").distinct().join(path, ["s", "d"], "left_anti"))
+        step = power.select("s", F.col("d").alias("m")).join(_union(chunks).select(F.col("s").alias("m"), "d"), "m")
+        new, added = counted(backend, step.select("s", "d").distinct().join(_union(chunks), ["s", "d"], "left_anti"))
         if added == 0:
             run.round_seconds.append(time.perf_counter() - begun)
             break
-        chunks.append(fresh)
+        chunks.append(new)
         total += added
         if len(chunks) > 8:                                  # keep the union shallow
             merged, _ = counted(backend, _union(chunks))
             chunks = [merged]
-        squared = power.select("s", F.col("d").alias("m")).join(power.select(F.col("s").alias("m"), "d"), "m")
+        squared = power.select("s", F.col("d").alias("m")).join(fresh(power).select(F.col("s").alias("m"), "d"), "m")
         power, power_rows = counted(backend, squared.select("s", "d").distinct())
         run.round_seconds.append(time.perf_counter() - begun)
     path = _union(chunks)
@@ -236,6 +236,8 @@ def _tc_joins(node: ir.TransitiveClosure, ctx: Context, run: ClosureRun) -> Data
 
 
 def _union(frames: list[DataFrame]) -> DataFrame:
+    """The union of checkpointed frames, each under new attribute ids (a plan may read one twice: relation.fresh)."""
+    frames = [fresh(f) for f in frames]
     out = frames[0]
     for more in frames[1:]:
         out = out.unionAll(more)
@@ -313,8 +315,8 @@ def _labels_by_propagation(node: ir.ComponentPairs, ctx: Context, run: ClosureRu
     while True:
         begun = time.perf_counter()
         run.rounds += 1
-        neighbours = links.join(labels.withColumnRenamed("v", "d"), "d").select(F.col("s").alias("v"), "l")
-        jumped = labels.join(labels.select(F.col("v").alias("l"), F.col("l").alias("ll")), "l") \
+        neighbours = links.join(fresh(labels).withColumnRenamed("v", "d"), "d").select(F.col("s").alias("v"), "l")
+        jumped = labels.join(fresh(labels).select(F.col("v").alias("l"), F.col("l").alias("ll")), "l") \
             .select("v", F.col("ll").alias("l"))
         own = labels.select("v", "l", F.col("l").alias("old"))
         candidates = own.unionAll(neighbours.withColumn("old", F.lit(None).cast("string"))) \
