@@ -48,3 +48,44 @@ def test_each_strategy_maintains_a_recursive_stratum(algorithm):
     result = r.update(delete={"edge": [(2, 3)]}, algorithm=algorithm)
     assert result.algorithm == algorithm
     assert sorted(r.relation("path").rows()) == [(1, 2), (3, 4)]
+
+
+class RuleBlindModule(SeminaiveModule):
+    """A stand-in for a module that derives without rule instances (a closure module): Add/Del/Red/Diff
+    only, so Counting and FBF must fall back for its stratum without knowing its kind."""
+
+    supports_counting = False
+    supports_backward = False
+
+    def instances(self, *args, **kwargs):
+        raise AssertionError("Counting asked a module without supports_counting")
+
+    def negated_instances(self, *args, **kwargs):
+        raise AssertionError("Counting asked a module without supports_counting")
+
+    def backward(self, *args, **kwargs):
+        raise AssertionError("FBF asked a module without supports_backward")
+
+    def forward(self, *args, **kwargs):
+        raise AssertionError("FBF asked a module without supports_backward")
+
+
+@pytest.mark.parametrize("algorithm", ["counting", "fbf", "bf"])
+def test_a_module_without_a_capability_gets_the_strategys_fallback(monkeypatch, algorithm):
+    import deltalog.modules as modules
+    from deltalog.algorithms.dred import dred_stratum
+    from deltalog.algorithms.dredc import dredc_stratum
+    from deltalog.api import Reasoner
+    monkeypatch.setitem(modules.IMPLEMENTATIONS, ModuleKind.SEMINAIVE, RuleBlindModule)
+    r = Reasoner(PROGRAM + "edge(1, 2). edge(2, 3). edge(3, 4). edge(4, 2).")
+    r.materialise()
+    path = next(s for s in r.analysed.strata if "path" in s.predicates)
+    far = next(s for s in r.analysed.strata if "far" in s.predicates)
+    strategy = STRATEGIES[algorithm]
+    assert strategy.for_stratum(path) is (dredc_stratum if algorithm == "counting" else dred_stratum)
+    assert strategy.for_stratum(far) is strategy.maintain   # no module: nothing to lack
+    for change in ({"delete": {"edge": [(2, 3)]}}, {"add": {"edge": [(3, 1)]}}, {"delete": {"edge": [(4, 2)]}}):
+        r.update(**change, algorithm=algorithm)
+    expected = Reasoner(PROGRAM + "edge(1, 2). edge(3, 4). edge(3, 1).")
+    for p in ("path", "far"):
+        assert sorted(r.relation(p).rows()) == sorted(expected.relation(p).rows())

@@ -61,3 +61,14 @@ def test_the_store_records_the_rule_ids(tmp_path):
     snapshot, version, _ = layout.read_pointer(tmp_path / "store")
     manifest = json.loads((tmp_path / "store" / snapshot / layout.manifest_name(version)).read_text())
     assert manifest["rules"] == [info.id for info in r.analysed.rules] and manifest["rules"][0] == "base"
+
+
+def test_saving_a_changed_program_over_a_store_records_how_its_rules_map(tmp_path):
+    store = tmp_path / "store"
+    Reasoner(TC + "big(X) :- path(X, Y), Y > 2.\nedge(1, 2). edge(2, 3).").save(store)
+    Reasoner.open(store).save(store, event={"event": "same program"})
+    assert "rules" not in Reasoner.open(store).store_session.history[-1]
+    Reasoner(SWAPPED + "big(X) :- path(X, Y), Y > 3.\nedge(1, 2). edge(2, 3).").save(store)
+    rules = Reasoner.open(store).store_session.history[-1]["rules"]
+    assert rules["kept"] == 2 and len(rules["added"]) == 1 and len(rules["removed"]) == 1
+    assert rules["unchanged_predicates"] == ["path"]

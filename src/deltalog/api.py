@@ -1,5 +1,7 @@
 """The Python API: a Reasoner holds a program, its facts and their materialisation.
 
+Loading explicit facts (files, tables, DataFrames, rows) is in deltalog/loading.py.
+
 >>> r = Reasoner("path(X, Y) :- edge(X, Y). path(X, Z) :- edge(X, Y), path(Y, Z).")
 >>> r.load("edge", [(1, 2), (2, 3)])
 2
@@ -22,18 +24,18 @@ from deltalog.algorithms.context import Reasoning, Stats
 from deltalog.algorithms.maintain import UpdateResult, apply_update
 from deltalog.algorithms.offload import default_policy
 from deltalog.algorithms.seminaive import materialise_or_roll_back
-from deltalog.algorithms.update import explicit_relation
 from deltalog.analysis import analyse
-from deltalog.backends.base import Backend, FrameLoading
-from deltalog.errors import InputError, QueryError, UnknownPredicateError, UsageError
+from deltalog.backends.base import Backend
+from deltalog.errors import InputError, QueryError, UnknownPredicateError
 from deltalog.limits import Limits, recursion_headroom
+from deltalog.loading import FactLoading, as_table
 from deltalog.plan import ir
 from deltalog.plan.rules import term
-from deltalog.sources import make_backend, read_program, rows_of
+from deltalog.sources import make_backend, read_program
 from deltalog.syntax import parse_atom
 from deltalog.syntax.ast import Program, Variable
 
-FACTS_GENERATION = 0
+__all__ = ["Reasoner", "Summary", "as_table", "read_program"]
 
 
 @dataclass
@@ -45,7 +47,7 @@ class Summary:
     stats: Stats
 
 
-class Reasoner:
+class Reasoner(FactLoading):
     """A program plus facts; ``materialise()`` computes every consequence, ``query`` and ``relation`` read it."""
 
     def __init__(self, program: str | os.PathLike | Program, *, backend: str | Backend = "local",
@@ -116,127 +118,6 @@ class Reasoner:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # ---- loading -------------------------------------------------------------------------------
-
-    def _load_program_facts(self) -> None:
-        by_predicate: dict[str, list] = {}
-        for fact in self.program.facts:
-            by_predicate.setdefault(fact.atom.predicate, []).append(fact.atom.terms)
-        for predicate, rows in by_predicate.items():
-            names = tuple(f"c{i}" for i in range(self._arities[predicate]))
-            for relation in self._stores(predicate):
-                self.backend.insert(relation=relation, plan=ir.Values(names, tuple(rows)),
-                                    generation=FACTS_GENERATION)
-        for directive in self.program.inputs:
-            path = Path(directive.path)
-            if not path.is_absolute() and self.base_dir is not None:
-                path = self.base_dir / path
-            self.load(directive.predicate, path, format=directive.format)
-            self.loaded.pop(directive.predicate, None)   # declared by the program: never "unread"
-
-    def load(self, predicate: str, data: Any, *, format: str | None = None) -> int:
-        """Add explicit facts of one predicate from a file path, a Polars/pandas/Arrow table or tuples
-        (after ``materialise()``, this is an incremental update). On the Spark backend, a Spark DataFrame
-        is typed and stored on the executors."""
-        if type(data).__module__.startswith("pyspark.") and not self._materialised:
-            return self.load_frames({predicate: data})
-        table = self._table(predicate, data, format=format)
-        return self.load_tables({predicate: table}, source=str(data) if isinstance(data, (str, os.PathLike))
-                                else "the data")
-
-    def _table(self, predicate: str, data: Any, *, format: str | None = None) -> pl.DataFrame:
-        """``as_table`` with the caller's mistakes (a missing file, ragged rows) as typed errors."""
-        if isinstance(data, (str, os.PathLike)):
-            self.inputs.append(Path(data))
-        elif not isinstance(data, pl.DataFrame) and not type(data).__module__.startswith(("pandas", "pyarrow")):
-            data = rows_of(predicate, data)
-        try:
-            return as_table(data, format=format, arity=self._arities.get(predicate),
-                            decl=self.declarations.get(predicate))
-        except OSError as error:
-            raise InputError(f"cannot read {data}: {error.strerror or error}") from None
-
-    def load_frames(self, frames: Mapping[str, Any], *, source: str = "the data", tagged: bool = False) -> int:
-        """Add Spark DataFrames of facts (Spark backend only; ``tagged``: already in the backend's
-        physical form; declared predicates are typed by their ``@decl``), all arities checked first."""
-        if not isinstance(self.backend, FrameLoading):
-            raise UsageError(f"DataFrames of facts need a backend that loads them (backend='spark'); the "
-                             f"{self.backend.name} backend takes tables, paths or rows")
-        for predicate, frame in frames.items():
-            self._check_arity(predicate, len(frame.columns), source)
-        ready = {p: tagged or p in self.declarations for p in frames}
-        if not tagged and any(ready.values()):
-            from deltalog.backends.spark.declared import tag_declared
-            frames = {p: tag_declared(f, self.declarations[p]) if p in self.declarations else f
-                      for p, f in frames.items()}
-        added = 0
-        for predicate, frame in frames.items():
-            self._declare(predicate, len(frame.columns))
-            for relation in self._stores(predicate):
-                stored = self.backend.load_frame(relation=relation, data=frame, generation=FACTS_GENERATION,
-                                                  tagged=ready[predicate])
-            self.loaded.setdefault(predicate, []).append(source)   # (diagnostics: it has facts)
-            added += stored
-        return added
-
-    def load_tables(self, tables: Mapping[str, pl.DataFrame], *, source: str = "the data") -> int:
-        """Add several predicates' facts at once; all arities are checked before anything is stored."""
-        for predicate, table in tables.items():
-            self._check_arity(predicate, table.width, source)
-            self.loaded.setdefault(predicate, []).append(source)
-        if self._materialised:
-            result = self.update(add=tables)
-            return sum(frame.height for p, frame in result.added.items() if p in tables)
-        return sum(self._store(p, t) for p, t in tables.items())
-
-    def load_directory(self, directory: str | os.PathLike, *, rdf_predicates: bool = False, rdf_map=None) -> int:
-        """Add every fact file of a directory (DIR/p.tsv, p.csv, p.parquet, p.facts, *.nt, *.ttl).
-        ``rdf_map`` (a TSV file of IRI, predicate lines, or a dict): names for RDF properties; it
-        implies ``rdf_predicates`` (docs/semantics.md, RDF)."""
-        if isinstance(self.backend, FrameLoading) and not self._materialised:   # read on the executors
-            from deltalog.backends.spark.io import read_facts_dir as read_with_spark
-            frames = read_with_spark(self.backend.spark, str(directory), arities=self._arities,
-                                     rdf_predicates=rdf_predicates, rdf_map=rdf_map,
-                                     declarations=self.declarations)
-            self.inputs.append(Path(directory))
-            return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
-        from deltalog.io.readers import read_facts_dir
-        tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities,
-                                declarations=self.declarations, rdf_map=rdf_map)
-        self.inputs.append(Path(directory))
-        loaded = self.load_tables(tables, source=f"the files of {Path(directory)}")
-        for predicate in tables:   # name the files themselves in warnings (an RDF file: the directory)
-            files = [str(f) for f in sorted(Path(directory).glob(predicate + ".*")) if f.stem == predicate]
-            self.loaded[predicate][-1:] = files or [str(directory)]
-        return loaded
-
-    def _store(self, predicate: str, table: pl.DataFrame) -> int:
-        self._declare(predicate, table.width)
-        added = 0
-        for relation in self._stores(predicate):
-            added = self.backend.load(relation=relation, table=table, generation=FACTS_GENERATION)
-        return added
-
-    def _declare(self, predicate: str, arity: int) -> None:
-        """Make a relation for a predicate only the data mentions."""
-        self._check_arity(predicate, arity)
-        if predicate not in self._arities:
-            self._arities[predicate] = self.reasoning.arities[predicate] = arity
-            self.backend.create_relation(relation=predicate, arity=arity)
-
-    def _stores(self, predicate: str) -> list[str]:
-        """Where explicit facts go: the relation, and for a predicate rules also derive, its E relation."""
-        if predicate not in self.analysed.idb:
-            return [predicate]
-        explicit = explicit_relation(predicate)
-        self.backend.create_relation(relation=explicit, arity=self._arities[predicate])
-        return [explicit, predicate]
-
-    def _check_arity(self, predicate: str, width: int, source: str = "the data") -> None:
-        known = self._arities.get(predicate)
-        if known is not None and known != width:
-            raise InputError(f"{predicate} has arity {known} in the program, but {source} give it {width} columns")
 
     def update(self, *, add: Mapping[str, Any] | None = None, delete: Mapping[str, Any] | None = None,
                algorithm: str = "auto", strict: bool = False) -> UpdateResult:
@@ -360,7 +241,7 @@ class Reasoner:
         chosen = list(predicates) if predicates is not None else self.derived_predicates()
         self.materialise()
         # declared predicates: string columns are written as they are, Parquet with the names and types
-        ready = {p for p in chosen if format == "parquet" and getattr(self.declarations.get(p), "arity", 0)}
+        ready = {p for p in chosen if format == "parquet" and (d := self.declarations.get(p)) is not None and d.arity}
         tables = {p: parquet_columns(self.backend.read(relation=p), self.declarations[p]) if p in ready
                   else self.relation(p) for p in chosen}
         try:
@@ -368,34 +249,3 @@ class Reasoner:
         except OSError as error:
             raise InputError(f"cannot write to {out_dir}: {error.strerror or error}") from None
         return chosen
-
-
-def as_table(data: Any, *, format: str | None = None, arity: int | None = None, decl=None) -> pl.DataFrame:
-    """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values.
-
-    Values keep their kind (docs/semantics.md, Values from Python and tables): a ``str`` or a String
-    column is a string whatever it spells, an int an int, a float a float, ``deltalog.IRI`` an IRI;
-    ints beyond 64 bits, NaN, infinities and None are refused, naming the row and column. With
-    ``format="cells"`` the String columns of a table are text cells instead (what ``relation()``
-    returns for columns that are not all ints or all floats), so its output loads back unchanged.
-    ``decl`` (a ``@decl``) types the columns by the declaration and matches table columns by name.
-    """
-    from deltalog.io.declared import checked
-    if isinstance(data, (str, os.PathLike)):
-        if (format or Path(data).suffix.lstrip(".").lower()) in ("nt", "ttl"):
-            from deltalog.io.rdf import read_rdf
-            return checked(read_rdf(data)["triple"], decl, str(data))
-        from deltalog.io.readers import read_table
-        return read_table(data, format=format, arity=arity, decl=decl)
-    from deltalog.io.readers import values_frame
-    if isinstance(data, pl.DataFrame):
-        table = data
-    elif type(data).__module__.startswith(("pandas", "pyarrow")):
-        table = pl.from_pandas(data) if type(data).__module__.startswith("pandas") else pl.from_arrow(data)
-    else:
-        from deltalog.io.python_rows import rows_table
-        return checked(rows_table(data, arity), decl, "the rows")
-    if format == "cells":
-        table = table.rename({n: f"{n}:cells" for n in table.columns if table[n].dtype == pl.String})
-    return values_frame(table, "the table", decl)
-

@@ -152,7 +152,7 @@ def _backend_failure(error: Exception) -> DeltalogError | None:
 
 
 def _trace(args, error: BaseException | None) -> None:
-    if error is not None and getattr(args, "verbose", 0):
+    if error is not None and bool(getattr(args, "verbose", 0)):
         import traceback
         traceback.print_exception(error, file=sys.stderr)
 

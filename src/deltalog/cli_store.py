@@ -127,7 +127,8 @@ def cmd_stats(args) -> int:
     width = max([len("predicate")] + [len(f"{r['predicate']}/{r['arity']}") for r in rows])
     print(f"{'predicate':<{width}}  {'facts':>12}  kind")
     for r in rows:
-        print(f"{r['predicate'] + '/' + str(r['arity']):<{width}}  {r['facts']:>12,}  {r['kind']}")
+        name = f"{r['predicate']}/{r['arity']}"
+        print(f"{name:<{width}}  {r['facts']:>12,}  {r['kind']}")
     print(f"\n{link.snapshot}, version {link.version} ({summary['segments']} update segments), "
           f"{summary['bytes']:,} bytes")
     for entry in summary["history"][-20:]:

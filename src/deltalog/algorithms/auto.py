@@ -84,7 +84,8 @@ def choose_automatically(update: Update) -> str:
 def staged_changes(update: Update) -> tuple[dict[str, int], dict[str, int]]:
     """Explicit facts really added and really deleted (after normalisation), per predicate."""
     workspace = update.workspace
-    added, deleted = ({p: n for p in workspace.predicates(role) if (n := update.count(workspace.get(role, p), View()))}
+    added, deleted = ({p: n for p in workspace.predicates(role)
+                       if (n := update.count(workspace.name_of(role, p), View()))}
                       for role in (Role.ADDED, Role.DELETED))
     return added, deleted
 

@@ -16,6 +16,10 @@ works on sets: the candidates of an overdeletion round are checked together.
 chaining may check per stratum. With no budget it is never exceeded (B/F: nothing is
 overdeleted); with budget 0 no fact is checked (DRed). When a round exceeds it, that round's
 candidates are deleted unchecked ("blocked") and one-step rederivation follows, as in DRed.
+
+The recursive rules are chained through by the stratum's modules (``Module.backward`` and
+``forward``); a stratum with a module that has neither (``supports_backward`` False) is
+maintained by DRed instead (algorithms/strategies.py).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from dataclasses import dataclass, field
 
 from deltalog.algorithms.dred import aggregate_results, insert, overdelete, rederive, refuse_recursive_aggregates
 from deltalog.analysis.program import Stratum
+from deltalog.modules import modules_of
+from deltalog.modules.base import Module
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
@@ -34,7 +40,7 @@ from deltalog.reasoning.workspace import Role, explicit_relation
 def fbf_stratum(update: Update, stratum: Stratum, budget: int | None = None) -> None:
     """Maintain one stratum with FBF (B/F when ``budget`` is None)."""
     refuse_recursive_aggregates(stratum)
-    proofs = Proofs(update, stratum, budget)
+    proofs = Proofs(update, stratum, budget, tuple(modules_of(stratum)))
     overdelete(update, stratum, settle=proofs.settle)
     proofs.revive_proved()
     if proofs.blocked:
@@ -49,6 +55,7 @@ class Proofs:
     update: Update
     stratum: Stratum
     budget: int | None
+    modules: tuple[Module, ...] = ()
     blocked: bool = False
     checked_count: int = 0
     checked: dict[str, str] = field(default_factory=dict)
@@ -114,15 +121,16 @@ class Proofs:
         return True
 
     def expand(self, frontier: int) -> int:
-        """Check the stratum's body facts of the old rule instances that derive the frontier facts."""
-        v, reasoning, own = self.update.views, self.update.reasoning, self.stratum.predicates
+        """Check the stratum's body facts of the old rule instances that derive the frontier facts
+        (the modules' backward plug-in)."""
+        v, reasoning = self.update.views, self.update.reasoning
         generation = reasoning.tick()
-        for info in self.stratum.recursive:
-            head = View(frontier, frontier + 1, relation=self.checked[info.head.predicate])
-            for atom in [a for a in info.positive if a.predicate in own]:
-                plan = rule_plan(info, [v.surviving] * len(info.positive), reasoning, head_view=head,
-                                 output=atom, negative_views=[v.old_or_added] * len(info.negative),
-                                 label=rule_label(info))
+
+        def heads(predicate: str) -> View:
+            return View(frontier, frontier + 1, relation=self.checked[predicate])
+
+        for module in self.modules:
+            for info, atom, plan in module.backward(self.update, heads, v.surviving, v.old_or_added):
                 fresh = ir.AntiJoin(plan, self.scan(self.checked[atom.predicate], atom.predicate),
                                     self.on(atom.predicate))
                 self.checked_count += reasoning.derive(info, fresh, generation, phase="backward chaining",
@@ -150,6 +158,7 @@ class Proofs:
                 self.update.backend.insert(relation=self.proved[p], plan=seed, generation=generation)
         for info in self.stratum.nonrecursive:
             p = info.head.predicate
+            plan: ir.Node
             if info.aggregates:   # all its atoms are in lower strata, final: its new results are proofs
                 plan = ir.SemiJoin(aggregate_results(self.update, info, v.new), self.scan(self.checked[p], p),
                                    self.on(p))
@@ -162,21 +171,13 @@ class Proofs:
         return generation
 
     def forward(self, delta: int) -> int:
-        """One seminaive round over the proved facts: checked consequences are proved, others delayed."""
-        v, reasoning, own = self.update.views, self.update.reasoning, self.stratum.predicates
+        """One seminaive round over the proved facts (the modules' forward plug-in): checked consequences
+        are proved, others delayed."""
+        v, reasoning = self.update.views, self.update.reasoning
         generation = reasoning.tick()
-        for info in self.stratum.recursive:
-            p = info.head.predicate
-            for i, atom in enumerate(info.positive):
-                if atom.predicate not in own:
-                    continue
-                views = [v.surviving if a.predicate not in own else
-                         View(0, delta, relation=self.proved[a.predicate]) if j < i else
-                         View(delta, delta + 1, relation=self.proved[a.predicate]) if j == i else
-                         View(0, delta + 1, relation=self.proved[a.predicate])
-                         for j, a in enumerate(info.positive)]
-                plan = rule_plan(info, views, reasoning, first=i, label=rule_label(info),
-                                 negative_views=[v.old_or_added] * len(info.negative))
+        for module in self.modules:
+            for info, plan in module.forward(self.update, self.proved, delta, v.surviving, v.old_or_added):
+                p = info.head.predicate
                 new = ir.AntiJoin(plan, self.scan(self.proved[p], p), self.on(p))
                 reasoning.derive(info, ir.SemiJoin(new, self.scan(self.checked[p], p), self.on(p)), generation,
                                  phase="saturation", relation=self.proved[p])

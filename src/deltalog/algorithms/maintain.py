@@ -193,10 +193,10 @@ def apply_explicit_changes(update: Update) -> None:
     workspace = update.workspace
     for predicate in workspace.predicates(Role.ADDED):
         backend.insert(relation=explicit_store(update, predicate), generation=adding, revive_since=update.views.g0,
-                       plan=tuples_of(workspace.get(Role.ADDED, predicate), reasoning.arities[predicate]))
+                       plan=tuples_of(workspace.name_of(Role.ADDED, predicate), reasoning.arities[predicate]))
     for predicate in workspace.predicates(Role.DELETED):
         backend.delete(relation=explicit_store(update, predicate), generation=deleting,
-                       plan=tuples_of(workspace.get(Role.DELETED, predicate), reasoning.arities[predicate]))
+                       plan=tuples_of(workspace.name_of(Role.DELETED, predicate), reasoning.arities[predicate]))
 
 
 # ---- results ---------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ def collect_changes(update: Update, result: UpdateResult) -> None:
         else:
             gone = ir.AntiJoin(tuples_of(predicate, arity, v.deleted), now, on)
             new = ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.old), on)
-            maybe_gone, maybe_new = update.removed(predicate), update.added(predicate)
+            maybe_gone, maybe_new = update.removed(predicate) > 0, update.added(predicate) > 0
         if maybe_gone and (frame := backend.evaluate(plan=ir.Distinct(gone))).height:
             result.removed[predicate] = frame
         if maybe_new and (frame := backend.evaluate(plan=ir.Distinct(new))).height:

@@ -5,6 +5,13 @@ applied. The incremental ones work stratum by stratum, bottom-up (001 Algorithm 
 relatives, 003 Algorithm 3), skipping strata nothing can have changed; rematerialisation
 starts the derived relations afresh. A strategy that keeps counters between updates names
 them, so that any other strategy drops them (they are only current while used).
+
+An algorithm that works on rule instances (Counting counts them, FBF chains through them) needs
+a capability of every module of a stratum (``Module.supports_counting``, ``supports_backward``);
+for a stratum with a module that lacks it, its strategy runs its ``fallback`` on that stratum
+(DRed^c for Counting, DRed for FBF and B/F), which needs only the Add/Del/Red/Diff plug-ins
+every module has. Mixing is sound: each stratum reads the lower ones through the update's
+views, whatever maintained them.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from deltalog.algorithms.dred import dred_stratum
 from deltalog.algorithms.dredc import dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.analysis.program import Stratum
+from deltalog.modules import modules_of
+from deltalog.modules.base import Module
 from deltalog.reasoning.update import Update, lower_changes, tuples_of
 from deltalog.reasoning.workspace import Counters, Role, explicit_relation
 
@@ -27,8 +36,12 @@ FBF_BUDGET = 100_000
 
 
 class Strategy(Protocol):
-    name: str
-    counters: Counters | None   # the counter relations it keeps between consecutive updates, if any
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def counters(self) -> Counters | None:
+        """The counter relations it keeps between consecutive updates, if any."""
 
     def run(self, update: Update) -> None:
         """Bring every derived relation in line with the explicit facts (already changed)."""
@@ -41,11 +54,27 @@ class StratumByStratum:
     name: str
     maintain: Callable[[Update, Stratum], None]
     counters: Counters | None = None
+    needs: Callable[[Module], bool] | None = None   # a capability every module of a stratum must have
+    fallback: Callable[[Update, Stratum], None] | None = None   # for a stratum with a module lacking it
 
     def run(self, update: Update) -> None:
         for stratum in update.reasoning.program.strata:
             if not untouched(update, stratum):
-                self.maintain(update, stratum)
+                self.for_stratum(stratum)(update, stratum)
+
+    def for_stratum(self, stratum: Stratum) -> Callable[[Update, Stratum], None]:
+        """``maintain``, or ``fallback`` if a module of the stratum lacks the capability it ``needs``."""
+        if self.needs is None or self.fallback is None or all(self.needs(m) for m in modules_of(stratum)):
+            return self.maintain
+        return self.fallback
+
+
+def counts_instances(module: Module) -> bool:
+    return module.supports_counting
+
+
+def chains_backward(module: Module) -> bool:
+    return module.supports_backward
 
 
 def untouched(update: Update, stratum: Stratum) -> bool:
@@ -84,9 +113,10 @@ class Rematerialise:
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     StratumByStratum("dred", dred_stratum),
     StratumByStratum("dredc", dredc_stratum, Counters.NONRECURSIVE),
-    StratumByStratum("counting", counting_stratum, Counters.TRACE),
-    StratumByStratum("fbf", partial(fbf_stratum, budget=FBF_BUDGET)),
-    StratumByStratum("bf", partial(fbf_stratum, budget=None)),   # B/F: FBF that never gives up checking
+    StratumByStratum("counting", counting_stratum, Counters.TRACE, counts_instances, dredc_stratum),
+    StratumByStratum("fbf", partial(fbf_stratum, budget=FBF_BUDGET), None, chains_backward, dred_stratum),
+    # B/F: FBF that never gives up checking
+    StratumByStratum("bf", partial(fbf_stratum, budget=None), None, chains_backward, dred_stratum),
     Rematerialise(),
 )}
 

@@ -20,7 +20,6 @@ TYPE_KINDS = {"int": frozenset({"int"}), "float": frozenset({"float"}), "number"
               "string": frozenset({"string"}), "iri": frozenset({"iri"}), "any": ALL_KINDS}
 STATIC_KINDS = {"number": TYPE_KINDS["number"], "string": TYPE_KINDS["string"], "iri": TYPE_KINDS["iri"]}
 AGGREGATE_KINDS = {"count": TYPE_KINDS["int"], "avg": TYPE_KINDS["float"], "sum": TYPE_KINDS["number"]}
-Unproven = Mapping[str, tuple[int, ...]]
 
 
 def check_declarations(program: Program, arities: dict[str, int]) -> dict[str, Declaration]:

@@ -195,8 +195,8 @@ def topological_order(
     """Kahn's algorithm on the condensation; among ready components the one appearing first in the program wins."""
     component_of = {node: i for i, component in enumerate(components) for node in component}
     after: list[set[int]] = [set() for _ in components]
-    for node, targets in successors.items():
-        after[component_of[node]].update(component_of[t] for t in targets)
+    for node, nodes in successors.items():
+        after[component_of[node]].update(component_of[t] for t in nodes)
     for i, targets in enumerate(after):
         targets.discard(i)
     indegree = [0] * len(components)

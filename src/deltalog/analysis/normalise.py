@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable
+from typing import Iterable, TypeGuard
 
 from deltalog.errors import UnsafeVariableError
 from deltalog.syntax.ast import (
@@ -48,7 +48,7 @@ def scope_bound(body: Iterable[Literal]) -> set[str]:
     return bound
 
 
-def is_free(expr: Expr, bound: set[str]) -> bool:
+def is_free(expr: Expr, bound: set[str]) -> TypeGuard[Variable]:
     """Whether ``expr`` is a named variable not yet bound (so it can be the target of an assignment)."""
     return isinstance(expr, Variable) and not expr.anonymous and expr.name not in bound
 
@@ -78,24 +78,26 @@ def resolve_equalities(body: Iterable[Literal]) -> tuple[tuple[Literal, ...], tu
     """The body with ``V = expr`` as an assignment where ``V`` is unbound, and the assignments in binding order."""
     literals = [unassign(literal) for literal in body]
     bound = scope_bound(literals)
-    pending = [i for i, lit in enumerate(literals) if isinstance(lit, Comparison) and lit.op == "="]
+    pending = [(i, lit) for i, lit in enumerate(literals) if isinstance(lit, Comparison) and lit.op == "="]
     order: list[Assignment] = []
     while pending:
         waiting = _resolve_pass(literals, pending, bound, order)
         if len(waiting) == len(pending):
             break
         pending = waiting
-    check_cycles([literals[i] for i in pending], bound)
+    check_cycles([comparison for _, comparison in pending], bound)
     return tuple(literals), tuple(order)
 
 
-def _resolve_pass(literals: list[Literal], pending: list[int], bound: set[str], order: list[Assignment]) -> list[int]:
-    """One left-to-right pass over the pending ``=`` literals; returns those that must still wait."""
+def _resolve_pass(literals: list[Literal], pending: list[tuple[int, Comparison]], bound: set[str],
+                  order: list[Assignment]) -> list[tuple[int, Comparison]]:
+    """One left-to-right pass over the pending ``=`` literals (with their positions in ``literals``);
+    returns those that must still wait."""
     waiting = []
-    for i in pending:
-        new = try_assign(literals[i], bound)
+    for i, comparison in pending:
+        new = try_assign(comparison, bound)
         if new is None:
-            waiting.append(i)
+            waiting.append((i, comparison))
             continue
         literals[i] = new
         if isinstance(new, Assignment):

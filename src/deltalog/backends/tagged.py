@@ -90,6 +90,7 @@ def decode_table(tagged: pa.Table | pl.DataFrame, names: list[str]) -> pl.DataFr
     """Tagged columns back to values, like the local backend's decode: Int64 / Float64 when a column
     holds only that kind, else text forms (ints digits, floats repr, strings raw, IRIs bracketed)."""
     frame = tagged if isinstance(tagged, pl.DataFrame) else pl.from_arrow(tagged)
+    assert isinstance(frame, pl.DataFrame)   # a table converts to a DataFrame
     return pl.DataFrame([_decode(frame.to_series(i), name) for i, name in enumerate(names)])
 
 

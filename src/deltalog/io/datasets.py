@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import glob
 import os
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import polars as pl
 
 from deltalog.errors import InputError
-from deltalog.io.readers import RDF_SUFFIXES, TABLE_SUFFIXES, _empty, read_table
+from deltalog.io.readers import RDF_SUFFIXES, TABLE_SUFFIXES, empty_table, read_table
 from deltalog.io.writers import PREDICATE_RE, cell_strings
 from deltalog.syntax.ast import NO_SPAN, Span
 
@@ -32,7 +32,7 @@ def skipped_name(name: str) -> bool:
     return name.startswith((".", "_")) or name.endswith(".crc")
 
 
-def part_format(part: Path, default: str | None) -> str:
+def part_format(part: PurePath, default: str | None) -> str:
     """The format of one part file: from its extensions (``.txt`` is TSV), else the dataset's."""
     for suffix in reversed(part.suffixes):   # part-0.snappy.parquet, part-0.csv.gz is not supported
         if suffix.lower() in TABLE_SUFFIXES:
@@ -66,7 +66,7 @@ def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: i
     tables = [(part, read_table(part, format=part_format(part, default), arity=arity, decl=decl))
               for part in dataset_parts(path)]
     combined = combine(str(path), tables, arity)
-    return combined if combined is not None else _empty(arity)
+    return combined if combined is not None else empty_table(arity)
 
 
 def _predicate_of(entry: Path) -> str | None:
@@ -125,7 +125,7 @@ def combine(name: str, tables: list[tuple[Path, pl.DataFrame]], arity: int | Non
     every file is such, the result is None (zero facts, no relation) or, with ``arity``, an empty table."""
     known = [(file, df) for file, df in tables if df.width or df.height]
     if not known:
-        return _empty(arity) if arity is not None else None
+        return empty_table(arity) if arity is not None else None
     widths = {df.width for _, df in known}
     if len(widths) > 1:
         files = ", ".join(f"{file.name} ({df.width})" for file, df in known)

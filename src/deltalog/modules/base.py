@@ -6,21 +6,40 @@ module's business there. During maintenance (003 Algorithm 3) the plug-ins retur
 instances to evaluate as plans, one per rule: the algorithm layer (algorithms/dred.py) decides
 where their facts go (overdeletion candidates, rederived facts, insertion deltas) and counts them,
 so the delta bookkeeping stays in one place and a module only knows its rules and the views.
+
+Two algorithms work on the rule instances themselves rather than on the facts a module derives:
+Counting (001 Algorithms 2-3) counts them per fact and iteration, and FBF (001 Algorithm 5) chains
+through them backward and forward. They need two more pairs of plug-ins, and a module declares
+whether it has them: ``supports_counting`` (``instances``, ``negated_instances``) and
+``supports_backward`` (``backward``, ``forward``). A module that derives without enumerating rule
+instances (a closure module, 003 section 5) declares False; the strategy then maintains its
+stratum with an algorithm that needs only Add/Del/Red/Diff (algorithms/strategies.py), so no
+algorithm tests which kind of module it has.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 from deltalog.analysis.program import RuleInfo
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.update import Update
+from deltalog.syntax.ast import Atom
 
 Window = tuple[int, int | None]
 RulePlans = Iterator[tuple[RuleInfo, ir.Node]]
 """Plans of rule instances, each with the rule it belongs to (for statistics and the head predicate)."""
+InstancePlans = Iterator[tuple[RuleInfo, list[ir.Node]]]
+"""Per rule, plans of the bindings of its instances (``plan.rules.instance_bindings``: one row per
+instance); the caller unions them and counts distinct bindings (``plan.rules.count_instances``)."""
+BodyPlans = Iterator[tuple[RuleInfo, Atom, ir.Node]]
+"""Plans of the tuples of one body atom over the instances of a rule."""
+AtomViews = Callable[[Atom], View]
+"""The view an atom of a rule body reads (decided by the algorithm, e.g. per run for Counting)."""
+DeltaViews = Callable[[Atom], "View | None"]
+"""The view an atom is matched in as the delta of an instance, or None if it cannot be."""
 
 
 class Module(Protocol):
@@ -28,6 +47,13 @@ class Module(Protocol):
 
     rules: tuple[RuleInfo, ...]
     predicates: frozenset[str]   # the stratum's predicates (the module's rules read the others as final)
+    @property
+    def supports_counting(self) -> bool:
+        """Has ``instances`` and ``negated_instances`` (Counting can count its rules)."""
+
+    @property
+    def supports_backward(self) -> bool:
+        """Has ``backward`` and ``forward`` (FBF can check its facts' proofs)."""
 
     def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
         """Add^{s,i} (003 Algorithm 2, line 14): derive every consequence of the rules that depends on the
@@ -50,3 +76,28 @@ class Module(Protocol):
     def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add^{s,i} during maintenance (line 251), one round: consequences in the new materialisation of
         the facts stored at ``generation`` in ``deltas`` (scratch relations per predicate)."""
+
+    # ---- counters of rule instances (Counting); only called when ``supports_counting`` ------------
+
+    def instances(self, update: Update, whole: AtomViews, delta: DeltaViews, negative: AtomViews) -> InstancePlans:
+        """inst[I : Δ] (001 (67)-(69)): for each rule, one binding plan per positive atom j with a view
+        ``delta(atom_j)``, atom j read there and the other positive atoms in ``whole``, negated atoms
+        anti-joined in ``negative``; rules with no such atom are left out."""
+
+    def negated_instances(self, update: Update, whole: AtomViews, negative: AtomViews,
+                          matched: DeltaViews) -> InstancePlans:
+        """The instances that a fact in ``matched(atom_j)`` of negated atom j blocks (001 (157), matched
+        positively): positive atoms in ``whole``, the other negated atoms anti-joined in ``negative``."""
+
+    # ---- backward and forward chaining (FBF); only called when ``supports_backward`` -------------
+
+    def backward(self, update: Update, heads: Callable[[str], View], body: View, negative: View) -> BodyPlans:
+        """For each rule and each positive body atom over the stratum: that atom's tuples in the instances
+        over ``body`` (negated atoms anti-joined in ``negative``) whose head is in ``heads(head predicate)``."""
+
+    def forward(self, update: Update, relations: dict[str, str], delta: int, lower: View,
+                negative: View) -> RulePlans:
+        """One seminaive round over scratch relations (``relations``: one per stratum predicate): the heads
+        of the instances with a stratum atom among the rows stored there at generation ``delta``, the
+        other stratum atoms in those relations, lower atoms in ``lower``, negated ones anti-joined in
+        ``negative``."""

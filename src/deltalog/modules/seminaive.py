@@ -5,16 +5,17 @@ For a rule with recursive body atoms B_0 .. B_n, round k evaluates, for each rec
 atom i, the body B_0^old .. B_{i-1}^old, B_i^delta, B_{i+1}^full .. B_n^full
 (000 equation (7)), so every rule instance is considered at most once. Deletion rounds are
 the same in reverse (inverse seminaive over the facts deleted in the previous round).
+Its rules are evaluated by rule instances, so Counting can count them and FBF chain through them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, ClassVar, Sequence
 
 from deltalog.analysis.program import RuleInfo
-from deltalog.modules.base import RulePlans, Window
-from deltalog.plan.rules import FULL, View, rule_plan
+from deltalog.modules.base import AtomViews, BodyPlans, DeltaViews, InstancePlans, RulePlans, Window
+from deltalog.plan.rules import FULL, View, instance_bindings, rule_plan
 from deltalog.reasoning.context import Reasoning, rule_label
 from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
 from deltalog.reasoning.update import Update
@@ -26,6 +27,8 @@ class SeminaiveModule:
 
     rules: tuple[RuleInfo, ...]
     predicates: frozenset[str]
+    supports_counting: ClassVar[bool] = True
+    supports_backward: ClassVar[bool] = True
 
     # ---- Add^{s,i} for materialisation (003 Algorithm 2) --------------------------------------
 
@@ -55,9 +58,9 @@ class SeminaiveModule:
     def recursive_positions(self, info: RuleInfo) -> list[int]:
         return [i for i, atom in enumerate(info.positive) if atom.predicate in self.predicates]
 
-    def windows(self, info: RuleInfo, i: int, delta: Window, generation: int) -> list[Window]:
+    def windows(self, info: RuleInfo, i: int, delta: Window, generation: int) -> list[View | Window]:
         """Atom i reads the delta; earlier recursive atoms read old facts, later ones all facts."""
-        out = []
+        out: list[View | Window] = []
         for j, atom in enumerate(info.positive):
             if atom.predicate not in self.predicates:
                 out.append(FULL)
@@ -110,3 +113,54 @@ class SeminaiveModule:
                 views = [View(generation, generation + 1, relation=deltas[predicate]) if j == i else View()
                          for j in range(len(info.positive))]
                 yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info))
+
+    # ---- counters of rule instances (Counting, 001 Algorithms 2-3) -----------------------------
+
+    def instances(self, update: Update, whole: AtomViews, delta: DeltaViews, negative: AtomViews) -> InstancePlans:
+        for info in self.rules:
+            negative_views = [negative(a) for a in info.negative]
+            plans = []
+            for j, atom in enumerate(info.positive):
+                if (view := delta(atom)) is not None:
+                    views = [view if k == j else whole(a) for k, a in enumerate(info.positive)]
+                    plans.append(instance_bindings(info, views, update.reasoning, first=j, label=rule_label(info),
+                                                   negative_views=negative_views))
+            if plans:
+                yield info, plans
+
+    def negated_instances(self, update: Update, whole: AtomViews, negative: AtomViews,
+                          matched: DeltaViews) -> InstancePlans:
+        for info in self.rules:
+            views, negative_views = [whole(a) for a in info.positive], [negative(a) for a in info.negative]
+            plans = []
+            for j, atom in enumerate(info.negative):
+                if (view := matched(atom)) is not None:
+                    plans.append(instance_bindings(info, views, update.reasoning, first_negation=j,
+                                                   recheck_view=negative_views[j], label=rule_label(info),
+                                                   negative_views=negative_views[:j] + [view] + negative_views[j + 1:]))
+            if plans:
+                yield info, plans
+
+    # ---- backward and forward chaining (FBF, 001 Algorithm 5) ----------------------------------
+
+    def backward(self, update: Update, heads: Callable[[str], View], body: View, negative: View) -> BodyPlans:
+        for info in self.rules:
+            head = heads(info.head.predicate)
+            for atom in [a for a in info.positive if a.predicate in self.predicates]:
+                yield info, atom, rule_plan(info, [body] * len(info.positive), update.reasoning, head_view=head,
+                                            output=atom, negative_views=[negative] * len(info.negative),
+                                            label=rule_label(info))
+
+    def forward(self, update: Update, relations: dict[str, str], delta: int, lower: View,
+                negative: View) -> RulePlans:
+        """Seminaive over the scratch relations, as ``add`` reads its windows: earlier stratum atoms before
+        the delta, atom i in it, later ones up to it."""
+        for info in self.rules:
+            for i in self.recursive_positions(info):
+                views = [lower if a.predicate not in self.predicates else
+                         View(0, delta, relation=relations[a.predicate]) if j < i else
+                         View(delta, delta + 1, relation=relations[a.predicate]) if j == i else
+                         View(0, delta + 1, relation=relations[a.predicate])
+                         for j, a in enumerate(info.positive)]
+                yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info),
+                                      negative_views=[negative] * len(info.negative))

@@ -10,7 +10,7 @@ by a view (one-step rederivation and backward chaining: bodies evaluated for all
 candidate head facts at once).
 
 ``body_query`` and the rewrites of plan.query build the query; ``planner_for`` picks the
-planner (``stats.planner`` if the reasoning has one, else the greedy default). ``rule_plan``
+planner (the reasoning's ``planner`` field if set, else the greedy default). ``rule_plan``
 and ``instance_counts`` are the historical entry points, kept as thin wrappers.
 """
 
@@ -30,6 +30,7 @@ from deltalog.plan.query import (
     BodyQuery,
     InView,
     Planner,
+    Source,
     View,
     Window,
     as_view,
@@ -73,7 +74,8 @@ DEFAULT_PLANNER: Planner = GreedyPlanner()
 
 
 def planner_for(stats: Statistics) -> Planner:
-    """The planner of a reasoning: its ``planner`` attribute when it has one, else the default."""
+    """The planner of a reasoning (``Reasoning.planner``) when it has one, else the default; ``stats`` may
+    be any ``Statistics`` (one without a ``planner`` gets the default)."""
     return getattr(stats, "planner", None) or DEFAULT_PLANNER
 
 
@@ -89,7 +91,7 @@ def body_query(rule: RuleInfo, views: Sequence[View | Window], negative_views: S
     negative_views[j] (default: the facts now), aggregate bodies read in ``inner_view``; needs the head."""
     negative_views = list(negative_views or ())
     negative_views += [FULL] * (len(rule.negative) - len(negative_views))
-    sources = [InView(a, as_view(v)) for a, v in zip(rule.positive, views)]
+    sources: list[Source] = [InView(a, as_view(v)) for a, v in zip(rule.positive, views)]
     sources += [aggregate_query(rule, agg, inner_view) for agg in rule.aggregates]
     return BodyQuery(tuple(sources), tuple(InView(a, v) for a, v in zip(rule.negative, negative_views)),
                      tuple(rule.filters), tuple(rule.assignments), frozenset(variables_of(rule.head)))

@@ -38,7 +38,7 @@ def walk(node: Node) -> Iterator[Node]:
 def transform(node: Node, rewrite: Callable[[Node], Node]) -> Node:
     """The tree rewritten bottom-up: ``rewrite`` sees each node with its children already rewritten.
     Subtrees it leaves alone are returned as they were (the same objects)."""
-    changes = {}
+    changes: dict[str, Node | tuple[Node, ...]] = {}
     for f in fields(node):
         value = getattr(node, f.name)
         if isinstance(value, Node):

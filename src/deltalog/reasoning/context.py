@@ -12,6 +12,7 @@ from deltalog.analysis.program import AnalysedProgram, RuleInfo
 from deltalog.backends.base import Backend
 from deltalog.limits import Budget
 from deltalog.plan import ir
+from deltalog.plan.query import Planner
 
 
 @dataclass
@@ -81,6 +82,7 @@ class Reasoning:
     budget: Budget | None = None   # limits.py: max facts and timeout of the current run
     on_round: Callable[[Live], None] | None = None   # progress, after every round of a recursive stratum
     live: Live | None = None
+    planner: Planner | None = None   # plans every rule body (plan/query.py); None: plan.rules.DEFAULT_PLANNER
 
     def __post_init__(self) -> None:
         for predicate, arity in self.program.arities.items():

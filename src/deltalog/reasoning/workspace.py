@@ -93,6 +93,10 @@ class Workspace:
         """The relation if this update made one (e.g. ``ADDED`` exists iff the update adds facts of p)."""
         return self._names.get((role, predicate))
 
+    def name_of(self, role: Role, predicate: str) -> str:
+        """The relation of ``role`` for ``predicate``, which this update made (a predicate of ``predicates(role)``)."""
+        return self._names[role, predicate]
+
     def has(self, role: Role, predicate: str) -> bool:
         return (role, predicate) in self._names
 

@@ -35,7 +35,3 @@ class GrowableArray:
 
     def view(self) -> np.ndarray:
         return self._data[: self._size]
-
-    def truncate(self, size: int) -> None:
-        """Forget everything past ``size`` (used to roll back a failed load)."""
-        self._size = min(self._size, size)

@@ -132,7 +132,9 @@ class SortedIndex:
 
     def probe(self, key_columns: list[np.ndarray], row_lo: int, row_hi: int, n: int | None = None) -> "Probe":
         """Prepare the lookup of each probe row among rows row_lo..row_hi (n: probe rows, for empty keys)."""
-        keys, inside = self.key_of(key_columns, len(key_columns[0]) if key_columns else n)
+        rows = len(key_columns[0]) if key_columns else n
+        assert rows is not None, "a probe on no columns needs the number of probe rows"
+        keys, inside = self.key_of(key_columns, rows)
         return Probe(keys, inside, [r for r in self.runs if r.row_lo < row_hi and r.row_hi > row_lo],
                      row_lo, row_hi)
 

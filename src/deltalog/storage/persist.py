@@ -122,7 +122,7 @@ class Saved:
 
 def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]  # numpy's stub: mypy matches **arrays to allow_pickle
     return buffer.getvalue()
 
 
@@ -157,7 +157,9 @@ def save_state(dictionary: Dictionary, relations: dict[str, Relation], sink: Fil
     A whole state writes one file per relation (no relation is copied twice in memory); changes go
     into one ``changes.npz`` (one write and one fsync per update, however many relations changed)."""
     saved = Saved(len(dictionary))
-    entries, done, bundle = {}, [], {}
+    entries: dict[str, dict] = {}
+    done: list[Callable[[], None]] = []
+    bundle: dict[str, np.ndarray] = {}
     start = 0 if since is None else since.constants
     state = {"dictionary": save_dictionary(dictionary, start, sink), "relations": entries,
              "dropped": sorted(set(since.relations) - set(relations)) if since else []}
@@ -204,7 +206,7 @@ def relation_changes(relation: Relation, before: tuple[int, int] | None):
     None: unchanged); and the function that forgets the saved death-mark journal."""
     rows = len(relation)
     whole = before is None or before[0] != relation.layout or before[1] > rows
-    start = 0 if whole else before[1]
+    start = before[1] if before is not None and not whole else 0
     changed, mark = (None, -1) if whole else relation.died_journal()
     forget = lambda: relation.forget_journal(mark)  # noqa: E731
     if not whole and start == rows and (changed is None or changed.size == 0):
@@ -310,8 +312,8 @@ def apply_deaths(died: np.ndarray | None, start: int, arrays: dict[str, np.ndarr
 def assemble_dictionary(parts: list[dict]) -> Dictionary:
     d = Dictionary()
     if parts:
-        d.restore(*(np.concatenate([p[k] for p in parts]) for k in ("kinds", "ints", "numbers")),
-                  [t for p in parts for t in p["texts"]])
+        kinds, ints, numbers = (np.concatenate([p[k] for p in parts]) for k in ("kinds", "ints", "numbers"))
+        d.restore(kinds, ints, numbers, [t for p in parts for t in p["texts"]])
     return d
 
 

@@ -10,6 +10,7 @@ It is the executable specification of storage/stored.py: running whole programs 
 relation stored this way (tests/test_representations.py) shows that the executor needs nothing
 beyond the interface. It costs Python work per tuple, so it suits relations of a few thousand rows.
 
+>>> from deltalog.storage.stored import View
 >>> r = PlainSetRelation("e", 1)
 >>> r.insert([np.array([1, 2])], generation=0), r.insert([np.array([2, 3])], generation=1)
 (2, 1)
@@ -24,7 +25,7 @@ from typing import Iterator
 import numpy as np
 
 from deltalog.storage.relation import ALIVE
-from deltalog.storage.stored import Chunk, KeyedView, View
+from deltalog.storage.stored import Chunk, KeyedView, ViewSpec
 
 
 class PlainSetRelation:
@@ -109,7 +110,7 @@ class PlainSetRelation:
             self._snapshot = columns, np.array(born, np.int64), np.array(died, np.int64)
         return self._snapshot
 
-    def _selected(self, view: View) -> np.ndarray:
+    def _selected(self, view: ViewSpec) -> np.ndarray:
         _, born, died = self._records()
         keep = born >= view.since
         if view.until is not None:
@@ -119,7 +120,7 @@ class PlainSetRelation:
             return keep & (died >= lo) & (died < (ALIVE if hi is None else hi))
         return keep & (died == ALIVE if view.visible is None else died > view.visible)
 
-    def scan(self, view: View, chunk_rows: int | None = None) -> Iterator[Chunk]:
+    def scan(self, view: ViewSpec, chunk_rows: int | None = None) -> Iterator[Chunk]:
         keep = self._selected(view)
         columns = [c[keep] for c in self._records()[0]]
         n = int(keep.sum())
@@ -127,11 +128,11 @@ class PlainSetRelation:
         for start in range(0, n, step):
             yield [c[start:start + step] for c in columns], min(step, n - start)
 
-    def keyed(self, view: View, positions: tuple[int, ...]) -> KeyedView:
+    def keyed(self, view: ViewSpec, positions: tuple[int, ...]) -> KeyedView:
         keep = self._selected(view)
         return KeyedView.over([c[keep] for c in self._records()[0]], positions, int(keep.sum()))
 
-    def covers_live(self, view: View) -> bool:
+    def covers_live(self, view: ViewSpec) -> bool:
         return view.visible is None and view.deleted is None and self.count_view(view) == len(self._live)
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
@@ -140,7 +141,7 @@ class PlainSetRelation:
         rows = zip(*(np.asarray(c).tolist() for c in columns[: self.arity]))
         return np.fromiter((row in self._live for row in rows), bool, len(columns[0]))
 
-    def count_view(self, view: View) -> int:
+    def count_view(self, view: ViewSpec) -> int:
         return int(self._selected(view).sum())
 
     def distinct_estimate(self, positions: tuple[int, ...]) -> int:

@@ -22,21 +22,28 @@ import itertools
 import numpy as np
 
 from deltalog.storage.growable import GrowableArray
+from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.tupleset import TupleSet, pack, unique_sorted
 from deltalog.storage.windows import RowWindows
 
-ALIVE = np.iinfo(np.int64).max
+__all__ = ["ALIVE", "Relation"]
 SAMPLE_ROWS = 1 << 14
 _LAYOUTS = itertools.count(1)
 
 
-class Relation(RowWindows):
+class Relation(RowWindows, RowHistory):
     """Rows of one predicate (arity 0 is stored as one hidden all-zero column); the ``rows``
-    representation of storage/stored.py (its views: storage/windows.py)."""
+    representation of storage/stored.py (its views: storage/windows.py; rollback, compaction and
+    what saves read: storage/history.py)."""
 
     def __init__(self, name: str, arity: int) -> None:
         self.name, self.arity = name, arity
+        self._reset()
+
+    def _reset(self) -> None:
+        """Empty, with a new layout (storage/history.py renumbers rows by starting afresh)."""
+        arity = self.arity
         self._width = max(arity, 1)
         self._cols = [GrowableArray(np.int64) for _ in range(self._width)]
         self._died: GrowableArray | None = None   # per row: the generation that deleted it, ALIVE if none
@@ -52,7 +59,7 @@ class Relation(RowWindows):
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
         # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
         # the saved length, and the death marks of the rows a delete or revive touched (the journal).
-        # ``layout`` changes whenever row ids are renumbered (compaction, rollback: __init__ runs again),
+        # ``layout`` changes whenever row ids are renumbered (compaction, rollback: _reset runs again),
         # which makes the next save write the relation whole.
         self.layout = next(_LAYOUTS)
         self._died_journal: list[np.ndarray] = []
@@ -177,34 +184,6 @@ class Relation(RowWindows):
         self._dead.append(rows)
         return int(rows.size)
 
-    def _journal(self, rows: np.ndarray) -> None:
-        """Remember rows whose death mark changed, until a save takes them (bounded by the relation's size:
-        past it, the next save writes all death marks, which costs no more)."""
-        if self.journal_overflow or rows.size == 0:
-            return
-        self._journal_rows += rows.size
-        if self._journal_rows > max(len(self) // 4, 1024):
-            self._died_journal, self._journal_rows, self.journal_overflow = [], 0, True
-        else:
-            self._died_journal.append(rows)
-
-    def died_journal(self) -> tuple[np.ndarray | None, int]:
-        """The rows whose death marks changed since the last :meth:`forget_journal` (None: unknown, take
-        all), and a mark to pass to :meth:`forget_journal` once they are saved."""
-        if self.journal_overflow:
-            return None, -1
-        rows = np.concatenate(self._died_journal) if self._died_journal else np.empty(0, np.int64)
-        return unique_sorted(rows), len(self._died_journal)
-
-    def forget_journal(self, mark: int) -> None:
-        """The journal's first ``mark`` entries are saved (-1: an overflowed journal was saved whole)."""
-        if mark < 0:
-            self.journal_overflow = False
-            self._died_journal, self._journal_rows = [], 0
-            return
-        del self._died_journal[:mark]
-        self._journal_rows = sum(r.size for r in self._died_journal)
-
     def _same_as_some(self, rows: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
         """For fingerprint indexes: which candidate rows really equal a batch row."""
         probe = TupleSet(self._width, lambda ids: [c[ids] for c in columns])
@@ -261,10 +240,6 @@ class Relation(RowWindows):
             return (died >= lo) & (died < (ALIVE if hi is None else hi))
         return died == ALIVE if visible is None else died > visible
 
-    def generation_marks(self) -> tuple[list[int], list[int]]:
-        """The generations that inserted rows, and the row count after each."""
-        return list(self._generations), list(self._ends)
-
     @classmethod
     def restore(cls, name: str, arity: int, columns: list[np.ndarray], generations: list[int],
                 ends: list[int], died: np.ndarray | None = None) -> "Relation":
@@ -290,71 +265,6 @@ class Relation(RowWindows):
         if len(relation):
             relation.tuples.rebuild([c[live] for c in relation.stored_columns()], live, relation._max_id)
         return relation
-
-    def death_marks(self) -> np.ndarray | None:
-        """Every row's death mark, or None while no row was ever deleted (for saving)."""
-        return None if self._died is None else self._died.view()
-
-    def rollback(self, generation: int) -> None:
-        """Undo everything done at generations >= ``generation``: drop the rows inserted since, and
-        bring back the rows deleted since (an update that failed leaves no trace)."""
-        keep_rows = self.rows_for(0, generation)[1]
-        if keep_rows == len(self):
-            self._revive_deleted_since(generation)
-            return
-        died = self.died()
-        died[died >= generation] = ALIVE
-        keep = np.zeros(len(self), bool)
-        keep[:keep_rows] = True
-        self._rebuild(keep, died)
-
-    def _revive_deleted_since(self, generation: int) -> None:
-        """Rollback when no row was appended since ``generation``: only deletion marks to undo, so the
-        rows, their generations and the indexes stay as they are. An abandoned DRed run (auto's
-        overdeletion budget) leaves exactly this; rebuilding the relation instead took 0.65 s of the
-        bail-out on a 4,000-edge chain's 8M ``path`` rows, and the next update rebuilt the indexes."""
-        if self._died is None or not self.deleted_rows:
-            return
-        died = self._died.view()
-        dead = self.dead_rows()
-        back = dead[died[dead] >= generation]
-        if back.size == 0:
-            return
-        died[back] = ALIVE
-        self._journal(back)      # a saved store must learn that these rows live again
-        self.tuples.record(self._rows_at(back), back)
-        self.deleted_rows -= int(back.size)
-        self._dead = [dead[died[dead] != ALIVE]]
-        self._dead_exact = True
-        self._counts.clear()
-
-    def compact(self) -> None:
-        """Forget deleted rows for good (keeping the insertion generations of the others)."""
-        died = self.died()
-        self._rebuild(died == ALIVE, died)
-
-    def _rebuild(self, keep: np.ndarray, died: np.ndarray) -> None:
-        """Start afresh with the kept rows, their insertion generations and deletion marks."""
-        rows = self.stored_columns()
-        marks = list(zip(self._generations, [0] + self._ends[:-1], self._ends))
-        self.__init__(self.name, self.arity)
-        if (died[keep] != ALIVE).any():
-            self._died = GrowableArray(np.int64)
-        for generation, lo, hi in marks:
-            part = np.flatnonzero(keep[lo:hi]) + lo
-            if part.size == 0:
-                continue
-            for store, values in zip(self._cols, rows):
-                store.extend(values[part])
-            if self._died is not None:
-                self._died.extend(died[part])
-            self._stamp(generation)
-        self.deleted_rows = 0 if self._died is None else int((self._died.view() != ALIVE).sum())
-        self._dead = [np.flatnonzero(self._died.view() != ALIVE)] if self.deleted_rows else []
-        self._max_id = max((int(c.max()) for c in self.stored_columns() if c.size), default=-1)
-        if len(self):
-            live = np.flatnonzero(self.died() == ALIVE)
-            self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id)
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are stored."""

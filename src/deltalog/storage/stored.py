@@ -40,6 +40,19 @@ WHOLE = View()
 """Every live row."""
 
 
+class ViewSpec(Protocol):
+    """What a relation reads of a view: the fields of :class:`View`, which an ``ir.Scan`` has too."""
+
+    @property
+    def since(self) -> int: ...
+    @property
+    def until(self) -> int | None: ...
+    @property
+    def visible(self) -> int | None: ...
+    @property
+    def deleted(self) -> tuple[int, int | None] | None: ...
+
+
 class KeyedView:
     """The rows of a view, indexed on some column positions: ``probe`` gives (probe row, row id) pairs,
     row ids index ``columns``, and ``alive`` filters matched row ids by the view's death conditions
@@ -74,22 +87,25 @@ class StoredRelation(Protocol):
     name: str
     arity: int
     representation: str
-    deleted_rows: int   # deleted rows still kept (readable through views with ``visible``/``deleted``)
 
-    def scan(self, view: View, chunk_rows: int | None = None) -> Iterator[Chunk]:
+    @property
+    def deleted_rows(self) -> int:
+        """Deleted rows still kept (readable through views with ``visible``/``deleted``)."""
+
+    def scan(self, view: ViewSpec, chunk_rows: int | None = None) -> Iterator[Chunk]:
         """The rows of a view in chunks of at most ``chunk_rows`` rows (None: one chunk, possibly none
         when the view is empty); columns may be views of storage, valid until the next change."""
 
-    def keyed(self, view: View, positions: tuple[int, ...]) -> KeyedView:
+    def keyed(self, view: ViewSpec, positions: tuple[int, ...]) -> KeyedView:
         """The rows of a view, probed by the values at ``positions``."""
 
-    def covers_live(self, view: View) -> bool:
+    def covers_live(self, view: ViewSpec) -> bool:
         """Does the view read exactly the live tuples (so that :meth:`contains` answers membership in it)?"""
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are live tuples."""
 
-    def count_view(self, view: View) -> int:
+    def count_view(self, view: ViewSpec) -> int:
         """How many rows the view reads."""
 
     def distinct_estimate(self, positions: tuple[int, ...]) -> int:
@@ -112,7 +128,7 @@ class StoredRelation(Protocol):
         """Bytes held (rows, sets, indexes)."""
 
 
-def scan_all(relation: StoredRelation, view: View = WHOLE) -> Chunk:
+def scan_all(relation: StoredRelation, view: ViewSpec = WHOLE) -> Chunk:
     """All rows of a view as one chunk (for reads and exports)."""
     chunks = list(relation.scan(view))
     if len(chunks) == 1:

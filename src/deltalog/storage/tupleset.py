@@ -90,6 +90,11 @@ class TupleSet:
         self._keys: ByteMap | Int64HashSet | None = None
         self._wide: WideRowSet | None = None
 
+    def _packed(self) -> ByteMap | Int64HashSet:
+        """The set of packed rows (the representation, unless rows are too wide to pack)."""
+        assert self._keys is not None, "rebuild() chooses the representation first"
+        return self._keys
+
     def _fits(self, columns: Columns) -> bool:
         return all(c.size == 0 or int(c.max()) < self._radix for c in columns)
 
@@ -108,7 +113,7 @@ class TupleSet:
         if self._wide is not None:
             self._wide.insert_rows(all_rows, row_ids)
         elif all_rows and len(all_rows[0]):
-            self._keys.add_unique(pack(all_rows, self._radix))
+            self._packed().add_unique(pack(all_rows, self._radix))
 
     def needs_rebuild(self, columns: Columns) -> bool:
         """Ids outgrew the radix, or a hash set has grown dense enough to become a byte map."""
@@ -125,7 +130,7 @@ class TupleSet:
         if self._wide is not None:
             return [c[self._wide.new_rows(columns)] for c in columns]
         keys = pack(columns, self._radix)
-        fresh = unique_sorted(keys[~self._keys.contains(keys)])
+        fresh = unique_sorted(keys[~self._packed().contains(keys)])
         return unpack(fresh, self._radix, self.arity)
 
     def record(self, columns: Columns, row_ids: np.ndarray) -> None:
@@ -133,7 +138,7 @@ class TupleSet:
         if self._wide is not None:
             self._wide.insert_rows(columns, row_ids)
         else:
-            self._keys.add_unique(pack(columns, self._radix))
+            self._packed().add_unique(pack(columns, self._radix))
 
     def discard(self, columns: Columns) -> None:
         """Forget rows (stored ones; the relation has just marked them deleted)."""
@@ -151,7 +156,7 @@ class TupleSet:
         for column in columns:
             inside &= (column >= 0) & (column < self._radix)
         found = np.zeros(inside.size, bool)
-        found[inside] = self._keys.contains(pack([c[inside] for c in columns], self._radix))
+        found[inside] = self._packed().contains(pack([c[inside] for c in columns], self._radix))
         return found
 
     def nbytes(self) -> int:

@@ -13,8 +13,14 @@ is written quoted (``"\\"42\\""``), see docs/semantics.md.
 
 from __future__ import annotations
 
-import math
 import re
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from deltalog.syntax.ast import ConstantKind
+
+Value = Union[int, float, str]
+"""The Python value of a constant (an IRI or a literal is valued by its text)."""
 
 INT, FLOAT, STRING, IRI, LITERAL = 0, 1, 2, 3, 4
 KIND_CODES = {"int": INT, "float": FLOAT, "string": STRING, "iri": IRI, "literal": LITERAL}
@@ -89,7 +95,8 @@ def parse_cell(text: str) -> tuple[str, object]:
     return "string", text
 
 
-def rdf_literal(lexical: str, language: str | None = None, datatype: str | None = None) -> tuple[str, object]:
+def rdf_literal(lexical: str, language: str | None = None,
+                datatype: str | None = None) -> tuple[ConstantKind, Value]:
     """The constant an RDF literal stands for (docs/semantics.md): a plain or ``xsd:string`` literal is
     a string, an ``xsd:integer`` in canonical form within 64 bits an int, an ``xsd:double`` whose
     lexical form is a canonical float a float; any other literal keeps its lexical form and its
@@ -119,7 +126,7 @@ def is_literal_cell(text: str) -> bool:
     """Whether a cell is the canonical text of a literal (not of a string, int or float, not malformed)."""
     match = _LITERAL_CELL.fullmatch(text)
     try:
-        return bool(match) and rdf_literal(unescape(match[1]), match[2], match[3]) == ("literal", text)
+        return match is not None and rdf_literal(unescape(match[1]), match[2], match[3]) == ("literal", text)
     except ValueError:   # ^^rdf:langString without a tag
         return False
 
@@ -127,6 +134,7 @@ def is_literal_cell(text: str) -> bool:
 def literal_parts(text: str) -> tuple[str, str | None, str | None]:
     """(lexical form, language tag, datatype) of a literal's canonical text."""
     match = _LITERAL_CELL.fullmatch(text)
+    assert match is not None, f"not the text of a literal: {text!r}"
     return unescape(match[1]), match[2], match[3]
 
 
@@ -140,7 +148,7 @@ def quote(text: str) -> str:
     return '"' + "".join(_ESCAPES.get(c, c) for c in text) + '"'
 
 
-def format_value(kind: str, value: object) -> str:
+def format_value(kind: str, value: Value) -> str:
     """The text cell written to files: ints as digits, floats as repr, IRIs in brackets, strings raw
     unless they would read back as another value (then quoted)."""
     if kind == "iri":
@@ -162,15 +170,7 @@ def _reads_as_itself(text: str) -> bool:
         return False
 
 
-def check_number(kind: str, value) -> None:
-    """Refuse a Python number with no exact constant (see UnrepresentableValue)."""
-    if kind == "int" and not INT64_MIN <= value <= INT64_MAX:
-        raise UnrepresentableValue(f"integer {value} does not fit 64 bits")
-    if kind == "float" and not math.isfinite(value):
-        raise UnrepresentableValue(f"float {value} is no constant (NaN and infinities are not values)")
-
-
-def parse_number_text(text: str) -> tuple[str, object]:
+def parse_number_text(text: str) -> tuple[str, Value]:
     """int()/float() of a string: any decimal integer or float literal (not only canonical ones)."""
     if _INT_RE.fullmatch(text):
         value = int(text)
@@ -180,11 +180,11 @@ def parse_number_text(text: str) -> tuple[str, object]:
     return "string", text
 
 
-def value_text(kind: str, value: object) -> str:
+def value_text(kind: str, value: Value) -> str:
     """The text that concat() and str() use: the value itself (IRIs without brackets, a literal's
     lexical form, no quoting)."""
     if kind == "float":
         return repr(float(value) + 0.0)
     if kind == "literal":
-        return literal_parts(value)[0]
+        return literal_parts(str(value))[0]
     return str(value)

@@ -8,19 +8,34 @@ death conditions filter that range through the per-row death marks.
 from __future__ import annotations
 
 from functools import partial
-from typing import Iterator
+from typing import Iterator, Protocol
 
 import numpy as np
 
-from deltalog.storage.stored import Chunk, KeyedView, View
+from deltalog.storage.index import SortedIndex
+from deltalog.storage.stored import Chunk, KeyedView, ViewSpec
+
+
+class _Rows(Protocol):
+    """What the view half asks of the row half (:class:`~deltalog.storage.relation.Relation`)."""
+
+    def __len__(self) -> int: ...
+    def rows_for(self, since: int, until: int | None) -> tuple[int, int]: ...
+    def dead_rows(self) -> np.ndarray: ...
+    def death_mask(self, rows: np.ndarray, visible: int | None, deleted) -> np.ndarray | None: ...
+    def columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]: ...
+    def stored_columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]: ...
+    def index(self, positions: tuple[int, ...]) -> SortedIndex: ...
+    def count(self, lo: int, hi: int, visible: int | None, deleted) -> int: ...
 
 
 class RowWindows:
-    """The view half of :class:`~deltalog.storage.relation.Relation` (see storage/stored.py)."""
+    """The view half of :class:`~deltalog.storage.relation.Relation` (see storage/stored.py); its
+    methods run on a :class:`_Rows`."""
 
     representation = "rows"
 
-    def scan(self, view: View, chunk_rows: int | None = None) -> Iterator[Chunk]:
+    def scan(self: _Rows, view: ViewSpec, chunk_rows: int | None = None) -> Iterator[Chunk]:
         lo, hi = self.rows_for(view.since, view.until)
         if view.deleted is not None:   # deleted rows are few: read them directly, not the whole window
             rows = self.dead_rows()
@@ -37,17 +52,17 @@ class RowWindows:
                 columns, n = [c[alive] for c in columns], int(alive.sum())
             yield columns, n
 
-    def keyed(self, view: View, positions: tuple[int, ...]) -> KeyedView:
+    def keyed(self: _Rows, view: ViewSpec, positions: tuple[int, ...]) -> KeyedView:
         lo, hi = self.rows_for(view.since, view.until)
         return KeyedView(self.stored_columns(), self.index(positions), lo, hi,
                          partial(self.death_mask, visible=view.visible, deleted=view.deleted))
 
-    def covers_live(self, view: View) -> bool:
+    def covers_live(self: _Rows, view: ViewSpec) -> bool:
         if view.visible is not None or view.deleted is not None:
             return False
         lo, hi = self.rows_for(view.since, view.until)
         return lo == 0 and hi == len(self)
 
-    def count_view(self, view: View) -> int:
+    def count_view(self: _Rows, view: ViewSpec) -> int:
         lo, hi = self.rows_for(view.since, view.until)
         return self.count(lo, hi, view.visible, view.deleted)

@@ -135,20 +135,60 @@ def save_store(reasoner, store: str | os.PathLike, program_text: str, event: dic
     with _locked(store, holding, wait):
         layout.remove_leftovers(store)
         current = layout.read_pointer(store) if (store / layout.CURRENT).exists() else None
-        ours = link is not None and link.path == store.resolve()
-        if ours and current is not None and current[:2] != (link.snapshot, link.version):
+        ours = link if link is not None and link.path == store.resolve() else None   # the version it follows
+        if ours is not None and current is not None and current[:2] != (ours.snapshot, ours.version):
             raise StoreError(f"store {store} was updated by another writer since this reasoner read it "
-                             f"(it read {link.snapshot} version {link.version}); open it again and redo the update")
+                             f"(it read {ours.snapshot} version {ours.version}); open it again and redo the update")
+        change = _rule_change(reasoner, store, current, ours, program_text)
+        if change is not None:
+            event = dict(event, rules=change)
         history = (list(session.history) + [dict(event, time=time.time())])[-HISTORY_KEPT:]
-        if ours and current is not None and _append_is_worthwhile(link, program_text):
-            written, session.link = _append_segment(reasoner, store, link, program_text, history)
+        if ours is not None and current is not None and _append_is_worthwhile(ours, program_text):
+            written, session.link = _append_segment(reasoner, store, ours, program_text, history)
         else:
-            written, session.link = _write_snapshot(reasoner, store, program_text, history, link if ours else None)
+            written, session.link = _write_snapshot(reasoner, store, program_text, history, ours)
         session.history = history
-        if link is not None and link.lock is not None and not ours:
+        if link is not None and link.lock is not None and ours is None:
             link.lock.release()     # saved elsewhere: the reasoner no longer follows the store it locked
         _remove_old_snapshots(store, keep=session.link.snapshot)
         return written
+
+
+def _rule_change(reasoner, store: Path, current: tuple[str, int, str] | None, link: StoreLink | None,
+                 program_text: str) -> dict[str, Any] | None:
+    """When the saved program differs from the store version it replaces: how its rules map onto that
+    version's (``analysis.identity.compare_rules``), for the history (``deltalog stats``): the rule ids
+    added and removed, how many are kept, and the derived predicates whose stored facts stay valid.
+    None when nothing changed or the old program cannot be read or analysed (the save goes on)."""
+    from deltalog.analysis import analyse
+    from deltalog.analysis.identity import compare_rules
+    from deltalog.errors import DeltalogError
+    from deltalog.syntax import parse
+    if current is None:
+        return None
+    try:
+        manifest, old_text = (link.manifest, link.program) if link is not None else _stored_program(store, current)
+        if old_text == program_text:
+            return None
+        old = analyse(parse(old_text), extra_arities=dict(manifest.get("arities", {})))
+    except (DeltalogError, OSError, ValueError, persist.Damaged):
+        return None
+    change = compare_rules(old, reasoner.analysed)
+    return {"kept": len(change.kept), "added": sorted(change.added), "removed": sorted(change.removed),
+            "unchanged_predicates": sorted(change.unchanged_predicates)}
+
+
+def _stored_program(store: Path, current: tuple[str, int, str]) -> tuple[dict, str]:
+    """The manifest and program text of the store's current version (not its facts)."""
+    snapshot, version, digest = current
+    file = f"{snapshot}/{layout.manifest_name(version)}"
+    data = (store / file).read_bytes()
+    if persist.checksum(data) != digest:
+        raise StoreDamaged(store, file, "checksum mismatch (the manifest was changed or corrupted)")
+    manifest = layout.parse_manifest(store, file, data, snapshot, version)
+    text = persist.FileSource(store / snapshot, manifest["files"]).parse("base/program.dl",
+                                                                      lambda b: b.decode("utf-8"))
+    return manifest, str(text)
 
 
 def _locked(store: Path, holding: bool, wait: float):

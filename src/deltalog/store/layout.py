@@ -32,7 +32,6 @@ SNAPSHOT = re.compile(r"snap-(\d{6})")
 LEFTOVER = re.compile(r"\.(snap-\d{6})\.tmp|\.trash-snap-\d{6}|\.CURRENT\.tmp")
 SEGMENT = re.compile(r"seg-(\d{6})(\.tmp)?")
 MANIFEST = re.compile(r"v-(\d{6})\.json")
-OURS = {MARKER, CURRENT, "LOCK"}
 
 
 class StoreError(InputError):

@@ -61,7 +61,7 @@ class WriterLock:
     """The writer lock held across calls (``Reasoner.open(store, writable=True)`` until ``close()``)."""
 
     def __init__(self, store: Path, wait: float) -> None:
-        self._context = writer_lock(store, wait=wait)
+        self._context: contextlib.AbstractContextManager[None] | None = writer_lock(store, wait=wait)
         self._context.__enter__()
         self.store = store
 

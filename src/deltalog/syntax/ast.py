@@ -19,7 +19,6 @@ ConstantKind = TypingLiteral["int", "float", "string", "iri", "literal"]
 _BARE_STRING = re.compile(r"[a-z][A-Za-z0-9_]*")
 KEYWORDS = frozenset({"not", "count", "sum", "min", "max", "avg", "median"})
 AGGREGATE_FUNCTIONS = ("count", "sum", "min", "max", "avg", "median")
-ARITHMETIC_OPERATORS = ("+", "-", "*", "/", "%")
 COMPARISON_OPERATORS = ("=", "!=", "<", "<=", ">", ">=")
 FUNCTIONS = {"abs": 1, "min": 2, "max": 2, "concat": None, "str": 1, "int": 1, "float": 1}
 """Built-in functions usable in expressions, with their arity (None: one or more)."""
@@ -72,14 +71,15 @@ class Constant:
 
     def __str__(self) -> str:
         if self.kind == "string":
-            if _BARE_STRING.fullmatch(self.value) and self.value not in KEYWORDS:
-                return self.value
-            escaped = self.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+            text = str(self.value)
+            if _BARE_STRING.fullmatch(text) and text not in KEYWORDS:
+                return text
+            escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
             return f'"{escaped}"'
         if self.kind == "iri":
             return f"<{self.value}>"
         if self.kind == "literal":
-            return self.value
+            return str(self.value)
         return repr(self.value) if self.kind == "float" else str(self.value)
 
 

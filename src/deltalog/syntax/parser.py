@@ -27,8 +27,8 @@ from deltalog.errors import InputError, ParseError
 from deltalog.limits import recursion_headroom
 from deltalog.storage.values import rdf_literal
 from deltalog.syntax.ast import (
-    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, Declaration, Fact, InputDirective, Negation,
-    OutputDirective, Program, Rule, Span, Variable,
+    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, ConstantKind, Declaration, Fact, InputDirective,
+    Negation, OutputDirective, Program, Rule, Span, Variable,
 )
 
 __all__ = ["parse", "parse_file", "parse_atom"]
@@ -102,7 +102,9 @@ def _constant(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
 
 def _rdf_literal(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
     """``"chat"@fr``, ``"1"^^<iri>`` or ``"1"^^xsd:int``: the constant of that RDF literal (docs/semantics.md)."""
-    quoted, language, datatype = _LITERAL_TEXT.fullmatch(text).groups()   # the closing quote is the last "
+    match = _LITERAL_TEXT.fullmatch(text)   # the closing quote is the last "
+    assert match is not None, text        # the grammar's LITERAL token has this form
+    quoted, language, datatype = match.groups()
     if datatype and not datatype.startswith("<"):
         datatype = _expand(datatype, span, prefixes).value
     try:
@@ -126,7 +128,10 @@ def _expand(text: str, span: Span, prefixes: dict[str, str]) -> Constant:
 def _ground_facts(token: Token, file: str, prefixes: dict[str, str]) -> list[Fact]:
     """Split a GROUND_FACTS token into facts, with exact spans (``base`` + column = offset in the token)."""
     item_re, arg_re = _fast_patterns()
-    facts, line, base, values = [], token.line, -token.column, {}
+    assert token.line is not None and token.column is not None   # a lexed token has its position
+    facts: list[Fact] = []
+    values: dict[str, tuple[int | float | str, ConstantKind]] = {}
+    line, base = token.line, -token.column
 
     def constant(text: str, span: Span) -> Constant:
         if text not in values:
@@ -150,6 +155,7 @@ def _ground_fact(text: str, arg_re: re.Pattern, at: Span, constant) -> Fact:
     predicate, terms = text[:pos - 1].rstrip(), []
     while True:
         arg = arg_re.match(text, pos)
+        assert arg is not None, text   # the text matched GF_FACT, a run of GF_CONST arguments
         literal, start = arg.group("c"), col + arg.start("c")
         span = Span(file, line, start, line, start + len(literal))
         terms.append(constant(literal, span))
@@ -189,7 +195,9 @@ class _Builder(Transformer):
         return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
 
     def _tspan(self, token: Token) -> Span:
-        return Span(self.file, token.line, token.column, token.end_line, token.end_column)
+        line, column, end_line, end_column = token.line, token.column, token.end_line, token.end_column
+        assert line is not None and column is not None and end_line is not None and end_column is not None  # lexed
+        return Span(self.file, line, column, end_line, end_column)
 
     # -- statements
     def start(self, meta, children) -> Program:
@@ -361,11 +369,14 @@ def _accepted(error: UnexpectedInput, fallback: Iterable[str]) -> set[str]:
 
 def _token_error(error: UnexpectedToken, text: str, file: str) -> ParseError:
     token, names = error.token, _accepted(error, error.expected)
+    notes: tuple[str, ...]
     if token.type == "$END":
         line, col = (token.end_line, token.end_column) if token.end_line else (token.line or 1, token.column or 1)
         span, found, notes = Span(file, line, col, line, col + 1), "end of input", ()
     else:
-        lexeme = _LEXEME.match(text, token.start_pos).group()
+        match = _LEXEME.match(text, token.start_pos)
+        assert match is not None   # a token starts with a non-blank character, which \S matches
+        lexeme = match.group()
         span = Span(file, token.line, token.column, token.line, token.column + len(lexeme))
         found, notes = f"'{lexeme}'", _missing_dot_note(names, text, token.start_pos)
     return ParseError(f"unexpected {found}; {_expected(names)}".rstrip("; "), span, notes=notes)
@@ -382,7 +393,9 @@ def _char_error(error: UnexpectedCharacters, text: str, file: str) -> ParseError
     if error.char == '"':
         return ParseError("unterminated string", span, notes=('a string ends with " on the same line',))
     if error.char == "@":
-        word = re.match(r"@\w*", text[error.pos_in_stream:]).group()
+        match = re.match(r"@\w*", text[error.pos_in_stream:])
+        assert match is not None   # the text there starts with the "@"
+        word = match.group()
         return ParseError(f"unknown directive '{word}'", span,
                           notes=("directives: @prefix @input @output @decl @name",))
     expected = _expected(_accepted(error, error.allowed or ()))

@@ -161,6 +161,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
         if target.arity == 0:
             return target.insert([np.zeros(1, np.int64)], generation=generation)
         cells = pl.from_arrow(table)
+        assert isinstance(cells, pl.DataFrame)   # a table converts to a DataFrame
         with small_pages():
             columns = [ids_of_tagged(cells.to_series(i), self.dictionary) for i in range(target.arity)]
             return target.insert(columns, generation=generation)
@@ -168,11 +169,13 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
     def relations_state(self) -> dict[str, Relation]:
         """The stored relations themselves, for saving (the ``Persistent`` capability; storage/persist.py
         saves the ``rows`` representation only)."""
+        saved: dict[str, Relation] = {}
         for name, stored in self._relations.items():
             if not isinstance(stored, Relation):
                 raise InputError(f"relation {name} is stored as {stored.representation!r}, which cannot be saved "
                                  f"(a store saves the {DEFAULT!r} representation only)")
-        return self._relations
+            saved[name] = stored
+        return saved
 
     @classmethod
     def from_parts(cls, dictionary: Dictionary, relations: dict[str, Relation]) -> "LocalBackend":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import singledispatch
-from typing import Iterator
+from typing import Iterator, MutableMapping
 
 import numpy as np
 
@@ -32,7 +32,7 @@ class Context:
 
     relations: dict[str, StoredRelation]
     dictionary: Dictionary
-    metrics: dict[str, int] | None = None
+    metrics: MutableMapping[str, int] | None = None
     chunk_rows: int = CHUNK_ROWS
     _constants: dict = field(default_factory=dict)
 
@@ -227,7 +227,7 @@ def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> St
         return None
     if not right.terms or not all(isinstance(t, ir.Col) for t in right.terms) or _has_repeats(right):
         return None
-    if {t.name for t in right.terms} != set(on):
+    if {t.name for t in right.terms if isinstance(t, ir.Col)} != set(on):   # all are Cols (checked above)
         return None
     relation = ctx.relations[right.relation]
     return relation if relation.arity and relation.covers_live(right) else None

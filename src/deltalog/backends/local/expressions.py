@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import singledispatch
+from typing import Callable
 
 import numpy as np
 
@@ -226,8 +227,13 @@ def _from_text(a: Vals, wanted: int) -> Vals:
 
 def _convert(kind: int, i: int, f: float, text, wanted: int):
     if kind == STRING:
-        parsed_kind, parsed = parse_number_text(text.strip())
-        kind, i, f = {"int": (INT, parsed, 0.0), "float": (FLOAT, 0, parsed)}.get(parsed_kind, (IRI, 0, 0.0))
+        _, parsed = parse_number_text(text.strip())   # an int, a float, or the text (no number)
+        if isinstance(parsed, int):
+            kind, i, f = INT, parsed, 0.0
+        elif isinstance(parsed, float):
+            kind, i, f = FLOAT, 0, parsed
+        else:
+            kind, i, f = IRI, 0, 0.0
     if kind == INT:
         return i if wanted == INT else float(i)
     if kind == FLOAT and np.isfinite(f):
@@ -235,7 +241,7 @@ def _convert(kind: int, i: int, f: float, text, wanted: int):
     return None
 
 
-FUNCTIONS = {
+FUNCTIONS: dict[str, Callable[..., Vals]] = {
     "abs": _abs, "min": _min, "max": _max, "concat": _concat, "str": _str,
     "int": lambda a: _from_text(a, INT), "float": lambda a: _from_text(a, FLOAT),
 }

@@ -31,6 +31,7 @@ def aggregate(rows: DataFrame, group_by: tuple[str, ...], function: str, argumen
         counted = rows.groupBy(*[column(g) for g in group_by]).agg(F.count(F.lit(1)).alias("_n"))
         return counted.where(F.col("_n") > 0).select(*[column(g) for g in group_by],
                                                       F.concat(F.lit("i"), F.col("_n").cast("string")).alias(output))
+    assert argument is not None, function   # only count takes no argument
     if function in ("min", "max"):
         return _extreme(rows, group_by, function, argument, output)
     return _by_local_kernel(rows, group_by, function, argument, output)

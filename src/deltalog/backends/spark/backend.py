@@ -150,7 +150,9 @@ class SparkBackend(FrameLoading, Offloading):
             return known
         self.actions += 1
         with translated():
-            return target.frame(since, until, visible=visible, deleted=deleted).count()
+            frame = target.frame(since, until, visible=visible, deleted=deleted)
+            assert frame is not None   # the count is unknown only for a window that cuts a chunk, so it has rows
+            return frame.count()
 
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
         """Approximate distinct keys, recomputed only when the relation has doubled (planning must stay cheap)."""
@@ -161,9 +163,12 @@ class SparkBackend(FrameLoading, Offloading):
         if cached is not None and cached[0] * 2 > rows and rows * 2 > cached[0]:
             return cached[1]
         live = self._relations[relation].frame()
+        assert live is not None   # it has rows
         self.actions += 1
         with translated():
-            found = live.select(F.approx_count_distinct(F.concat_ws("\t", *[f"c{p}" for p in positions]))).first()[0]
+            first = live.select(F.approx_count_distinct(F.concat_ws("\t", *[f"c{p}" for p in positions]))).first()
+            assert first is not None   # a global aggregate has one row
+            found = first[0]
         self._distinct[(relation, positions)] = (rows, int(found))
         return int(found)
 

@@ -61,7 +61,7 @@ def lexical_text(v: Column) -> Column:
         .otherwise(body(v))
 
 
-@F.pandas_udf(StringType())
+@F.pandas_udf(StringType())  # type: ignore[call-overload]  # PySpark stubs lack the type-hint-free form
 def _unescape(cells):
     # Spark evaluates a UDF on every row of a CASE, not only where its branch is taken: cells that are
     # no quoted string body pass unchanged (their result is discarded)
@@ -121,6 +121,7 @@ def typed_frame(tagged: DataFrame, names: list[str]) -> DataFrame:
         return tagged
     checks = [F.bool_and(kind(F.col(c)) == k).alias(f"{c}_{k}") for c in tagged.columns for k in "ifs"]
     found = tagged.agg(*checks).first()
+    assert found is not None   # a global aggregate has one row
     columns = []
     for c, n in zip(tagged.columns, names):
         if found[f"{c}_i"]:

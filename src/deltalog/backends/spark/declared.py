@@ -23,8 +23,9 @@ from deltalog.storage.values import IRI_CELL
 PREFIXES = {"int": "i", "float": "f", "number": "if", "string": "s", "iri": "r"}
 
 
-def read_declared(spark: SparkSession, path: str, *, arity: int | None = None, decl=None) -> DataFrame:
-    """One fact file (or directory of parts) as tagged columns c0..ck, typed by ``decl`` when given."""
+def read_declared(spark: SparkSession, path: str, *, arity: int | None = None, decl=None) -> DataFrame | None:
+    """One fact file (or directory of parts) as tagged columns c0..ck, typed by ``decl`` when given
+    (None: an undeclared blank text file of unknown arity, see ``read_table``)."""
     from deltalog.backends.spark.io import TABLE_FORMATS, _suffix, read_table
     fmt = TABLE_FORMATS.get(_suffix(path))
     if decl is None or fmt is None or all(t == "any" for t in decl.types):

@@ -124,7 +124,8 @@ def input_size(node: ir.Node, ctx: Context) -> int | None:
     if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs)):
         return None                                  # the output may be quadratic in the input
     sizes = [input_size(child, ctx) for child in node.children()]
-    return None if None in sizes else sum(sizes)
+    known = [size for size in sizes if size is not None]
+    return sum(known) if len(known) == len(sizes) else None
 
 
 def unique_rows(node: ir.Node) -> bool:

@@ -10,6 +10,7 @@ Spark cannot match Python by itself (Java's double-to-text differs).
 from __future__ import annotations
 
 from functools import singledispatch
+from typing import Callable
 
 from pyspark.sql import Column, DataFrame, functions as F
 from pyspark.sql.types import StringType
@@ -30,7 +31,7 @@ def column(name: str) -> Column:
     return F.col("`" + name.replace("`", "``") + "`")
 
 
-@F.pandas_udf(StringType())
+@F.pandas_udf(StringType())  # type: ignore[call-overload]  # PySpark stubs lack the type-hint-free form
 def _float_text(values):
     # object dtype: pandas 3's Arrow-backed strings come back as chunked arrays PySpark cannot take
     return values.map(format_float, na_action="ignore").astype(object)
@@ -221,7 +222,8 @@ def _float(a: Column) -> Column:
         .when(kind(a) == "s", tag_double(d))
 
 
-FUNCTIONS = {"abs": _abs, "min": _min, "max": _max, "concat": _concat, "str": _str, "int": _int, "float": _float}
+FUNCTIONS: dict[str, Callable[..., Column]] = {
+    "abs": _abs, "min": _min, "max": _max, "concat": _concat, "str": _str, "int": _int, "float": _float}
 
 
 def order(op: str, a: Column, b: Column, *, tie_break: bool = False) -> Column:

@@ -32,6 +32,7 @@ class Files:
     """Hadoop FileSystem access through the session's JVM (works for file:, hdfs:, s3a: ...)."""
 
     def __init__(self, spark: SparkSession) -> None:
+        assert spark._jvm is not None   # a live session has its JVM gateway
         self.jvm, self.conf = spark._jvm, spark._jsc.hadoopConfiguration()
 
     def path(self, text: str):
@@ -141,7 +142,7 @@ def read_ntriples(spark: SparkSession, path: str) -> DataFrame:
                           _object(parts[2]).alias("c2"))
 
 
-@F.pandas_udf(StringType())
+@F.pandas_udf(StringType())  # type: ignore[call-overload]  # PySpark stubs lack the type-hint-free form
 def _unescape(cells):
     return cells.map(unescape_text, na_action="ignore").astype(object)
 

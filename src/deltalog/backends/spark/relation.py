@@ -29,6 +29,7 @@ def fresh(frame: DataFrame) -> DataFrame:
     if plan.getClass().getSimpleName() != "LogicalRDD":
         return frame
     spark = frame.sparkSession
+    assert spark._jvm is not None   # a live session has its JVM gateway
     jdf = spark._jvm.org.apache.spark.sql.classic.Dataset.ofRows(spark._jsparkSession, plan.newInstance())
     return DataFrame(jdf, spark)
 

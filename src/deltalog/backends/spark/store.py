@@ -16,9 +16,11 @@ from deltalog.backends.spark.relation import KEY, SparkRelation
 
 def observed(observation: Observation) -> int | None:
     """An observed row count, or None if the job that should have produced it did not (pruned plan)."""
-    if not observation._jo.future().isCompleted():
+    jo = observation._jo
+    assert jo is not None   # set once the observation is attached to a DataFrame
+    if not jo.future().isCompleted():
         return None
-    row = observation._jo.getRow()   # read in the JVM: a pruned plan completes with an empty row
+    row = jo.getRow()   # read in the JVM: a pruned plan completes with an empty row
     return int(row.getLong(0)) if row.length() == 1 and not row.isNullAt(0) else None
 
 
