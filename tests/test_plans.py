@@ -269,7 +269,7 @@ class RecordingPlanner(Planner):
 
 def test_a_reasoning_plans_with_its_own_planner():
     reasoner = Reasoner("edge(1, 2). edge(2, 3). edge(3, 4).\n"
-                        "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).")
+                        "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).", modules="none")
     reasoner.reasoning.planner = planner = RecordingPlanner()
     reasoner.materialise()
     assert len(reasoner.relation("path")) == 6

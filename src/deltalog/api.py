@@ -26,10 +26,11 @@ from deltalog.algorithms.offload import default_policy
 from deltalog.algorithms.seminaive import materialise_or_roll_back
 from deltalog.analysis import analyse
 from deltalog.backends.base import Backend
-from deltalog.errors import InputError, QueryError, UnknownPredicateError
+from deltalog.errors import InputError, QueryError, UnknownPredicateError, UsageError
 from deltalog.limits import Limits, recursion_headroom
 from deltalog.loading import FactLoading, as_table
 from deltalog.plan import ir
+from deltalog.plan.combined import DEFAULT_HD, HD_MODES
 from deltalog.plan.rules import term
 from deltalog.sources import make_backend, read_program
 from deltalog.syntax import parse_atom
@@ -53,21 +54,27 @@ class Reasoner(FactLoading):
     def __init__(self, program: str | os.PathLike | Program, *, backend: str | Backend = "local",
                  extra_arities: Mapping[str, int] | None = None, offload: Any = "auto",
                  restore: Mapping[str, Any] | None = None, max_facts: int | None = None,
-                 timeout: float | None = None) -> None:
+                 timeout: float | None = None, modules: str = "auto", hd: str = DEFAULT_HD) -> None:
         """``restore``: a store manifest (deltalog/store.py) whose state the backend already holds.
+        ``modules``: ``auto`` lets closure modules (003; analysis/modules.py) evaluate the transitive and
+        symmetric-transitive rules they recognise, ``none`` evaluates every recursive rule seminaively.
+        ``hd``: which rules are planned over hypertree decompositions (``auto``, ``off``, ``all``;
+        plan/combined.py, 000 section 5).
         ``max_facts``/``timeout``: limits of every materialisation and update (``limits``; see limits.py)."""
         self.limits = Limits(max_facts, timeout)
         self.program, self.source, self.base_dir = read_program(program)
         if restore is not None:
             extra_arities = {**dict(extra_arities or {}), **restore["arities"]}
         with recursion_headroom():
-            self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}))
+            self.analysed = analyse(self.program, extra_arities=dict(extra_arities or {}), modules=modules)
+        self.modules = modules
         self.loaded: dict[str, list[str]] = {}   # predicate -> files (or "the data") its facts came from
         self.inputs: list[Path] = []   # fact files and directories read, which write() must not overwrite
         self.backend = make_backend(backend)
         # strata small enough run on an embedded backend (algorithms/offload.py); None: never
         self.offload = default_policy(self.backend) if offload == "auto" else offload
         self.reasoning = Reasoning(self.analysed, self.backend)
+        self.set_hd(hd)
         self._materialised = False
         self.store_session: Any = None  # the store this state was read from or saved to (deltalog/store/session.py)
         self._arities = dict(self.analysed.arities)
@@ -81,14 +88,24 @@ class Reasoner(FactLoading):
             self.reasoning.generation = int(restore["generation"])
             self._materialised = True
 
+    def set_hd(self, mode: str) -> None:
+        """Choose, once per rule, the hypertree (Yannakakis) or the standard planner (000 section 5)."""
+        from deltalog.plan.combined import choose_planners, rule_paths
+        if mode not in HD_MODES:
+            raise UsageError(f"hd must be one of {', '.join(HD_MODES)}, not {mode!r}")
+        self.hd = mode
+        self.reasoning.planners = choose_planners(self.analysed, mode)
+        self.rule_paths = rule_paths(self.analysed, mode)
+
     @classmethod
-    def open(cls, store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0) -> "Reasoner":
+    def open(cls, store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0,
+             modules: str = "auto") -> "Reasoner":
         """The reasoner saved in a store directory (see ``save`` and ``deltalog init``), read from one
         consistent version. ``writable``: also hold the store's writer lock (waiting up to ``wait``
         seconds for another writer) until ``close()``, so that ``save`` cannot meet a conflict."""
         from deltalog.store import open_store
         try:
-            return open_store(store, writable=writable, wait=wait)
+            return open_store(store, writable=writable, wait=wait, modules=modules)
         except OSError as error:
             raise InputError(f"cannot open the store {store}: {error.strerror or error}") from None
 

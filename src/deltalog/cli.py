@@ -45,11 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
     graph = commands.add_parser("graph", parents=[common], help="print the predicate dependency graph and strata")
     graph.add_argument("program")
     graph.add_argument("--dot", metavar="FILE", help="write Graphviz DOT to FILE ('-' for stdout)")
+    add_modules_option(graph)
     from deltalog.cli_plan import add_plan_command
     from deltalog.cli_store import add_store_commands
     add_plan_command(commands)
     add_store_commands(commands)
     return parser
+
+
+def add_modules_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--modules", choices=("auto", "none"), default="auto",
+                         help="auto: closure modules (003) evaluate the transitive and symmetric-transitive rules "
+                         "they recognise; none: every recursive rule seminaive")
 
 
 def _logging_options() -> argparse.ArgumentParser:
@@ -76,6 +83,8 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
     command.add_argument("--rdf-map", metavar="FILE", help="predicate names for RDF properties: lines "
                          "IRI<TAB>predicate (implies --rdf-predicates; other properties are named automatically)")
     command.add_argument("--backend", default="local", choices=("local", "spark"), help="execution backend")
+    add_modules_option(command)
+    add_hd_option(command)
     spark = command.add_argument_group("Spark backend (--backend spark)")
     spark.add_argument("--master", help="Spark master URL (default: spark-submit's or spark-defaults.conf's, "
                        "else local[2])")
@@ -90,6 +99,13 @@ def _add_inputs(command: argparse.ArgumentParser, program: str = "the program fi
                         "rules and no facts, fact files that match no predicate")
     checks.add_argument("--max-facts", type=_count, metavar="N", help="stop when the materialisation holds N facts")
     checks.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop a run that takes longer")
+
+
+def add_hd_option(command: argparse.ArgumentParser) -> None:
+    from deltalog.plan.combined import DEFAULT_HD, HD_MODES
+    command.add_argument("--hd", choices=HD_MODES, default=DEFAULT_HD,
+                         help="plan rules over hypertree decompositions (000): auto = complex rules only, off = "
+                         f"never, all = every rule of 2+ atoms (default {DEFAULT_HD})")
 
 
 def _count(text: str) -> int:
@@ -169,7 +185,7 @@ def _source_of(error: DeltalogError) -> str | None:
 def _reasoner(args, console=None):
     from deltalog.api import Reasoner
     reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
-                        max_facts=args.max_facts, timeout=args.timeout)
+                        max_facts=args.max_facts, timeout=args.timeout, modules=args.modules, hd=args.hd)
     if args.facts:
         reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates, rdf_map=args.rdf_map)
     if console is not None:   # program facts and @input files count too
@@ -304,7 +320,8 @@ def cmd_graph(args) -> int:
     from deltalog.sources import read_program
     from deltalog.analysis import analyse
     program, _, _ = read_program(Path(args.program))
-    graph = analyse(program).graph
+    analysed = analyse(program, modules=args.modules)
+    graph = analysed.graph
     if args.dot:
         dot = graph.to_dot()
         if args.dot == "-":
@@ -312,8 +329,14 @@ def cmd_graph(args) -> int:
         else:
             Path(args.dot).write_text(dot)
     else:
-        print(graph.to_text())
+        print(graph.to_text() + "".join(line + "\n" for line in module_lines(analysed)))
     return 0
+
+
+def module_lines(analysed) -> list[str]:
+    """Which rules a closure module took over (analysis/modules.py), one line per module."""
+    return [f"stratum {s.index} module {choice.describe()}" for s in analysed.strata for choice in s.modules
+            if choice.predicate]
 
 
 COMMANDS = {"run": cmd_run, "query": cmd_query, "check": cmd_check, "graph": cmd_graph}

@@ -11,19 +11,24 @@ from deltalog.algorithms.names import ALGORITHM_NAMES
 
 
 def add_store_commands(commands) -> None:
+    from deltalog.cli import add_hd_option, add_modules_option
     init = commands.add_parser("init", help="create a store: a program, its facts and their materialisation")
     init.add_argument("store", help="the store directory to create")
     init.add_argument("program", help="the program file (.dl)")
     init.add_argument("--facts", metavar="DIR", help="directory of fact files")
     init.add_argument("--rdf-predicates", action="store_true", help="RDF as one predicate per property")
+    add_modules_option(init)
+    add_hd_option(init)
     update = commands.add_parser("update", help="add and delete facts, keeping the materialisation exact")
     update.add_argument("store")
     update.add_argument("--add", metavar="DIR", help="fact files to add (same layout as --facts)")
     update.add_argument("--delete", metavar="DIR", help="fact files to delete")
     update.add_argument("--algorithm", choices=ALGORITHM_NAMES, default="auto")
     update.add_argument("--stats", action="store_true", help="print per-phase statistics")
+    add_modules_option(update)
     update.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                         help="wait this long for another update of the store to finish (default: fail at once)")
+    add_hd_option(update)
     export = commands.add_parser("export", help="write the store's derived predicates (or --all)")
     export.add_argument("store")
     export.add_argument("--out", required=True)
@@ -43,7 +48,7 @@ def cmd_init(args) -> int:
     if (store / CURRENT).exists():
         raise StoreError(f"{store} is a store already (update it with 'deltalog update')")
     refuse_foreign(store)    # before any work is done
-    reasoner = Reasoner(Path(args.program))
+    reasoner = Reasoner(Path(args.program), modules=args.modules, hd=args.hd)
     if args.facts:
         reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
     loaded = reasoner.fact_count()   # program facts, @input files and --facts (nothing derived yet)
@@ -64,7 +69,8 @@ def cmd_update(args) -> int:
     from deltalog.api import Reasoner
     started = time.perf_counter()
     # the writer lock is held from reading the store to switching CURRENT: no concurrent update is lost
-    with Reasoner.open(args.store, writable=True, wait=args.wait) as reasoner:
+    with Reasoner.open(args.store, writable=True, wait=args.wait, modules=args.modules) as reasoner:
+        reasoner.set_hd(args.hd)
         add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
         result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm, strict=True)
         event = {"event": "update", "algorithm": result.algorithm, "abandoned": result.abandoned,

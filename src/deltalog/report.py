@@ -80,15 +80,25 @@ def rules_in_program_order(reasoner, summary) -> list:
     return [(info.index, stats[info.id]) for info in reasoner.analysed.rules if info.id in stats]
 
 
+def _path(reasoner, index: int) -> str:
+    """How the rule's bodies were planned: ``hd`` (plan/hypertree.py) or ``standard`` (plan/combined.py)."""
+    paths = getattr(reasoner, "rule_paths", {})
+    return paths.get(reasoner.analysed.rules[index].id, "standard")
+
+
 def stats_dict(reasoner, summary) -> dict:
     """The --stats numbers as plain data (``--stats --json``)."""
-    rules = [{"rule": r.label, "text": str(reasoner.program.rules[i]), "evaluations": r.evaluations,
+    rules = [{"rule": r.label, "text": str(reasoner.program.rules[i]), "path": _path(reasoner, i),
+              "evaluations": r.evaluations,
               "instances": r.instances, "derived": r.derived, "seconds": round(r.seconds, 6)}
              for i, r in rules_in_program_order(reasoner, summary)]
     strata = [{"stratum": s.index, "predicates": list(s.predicates), "rounds": s.rounds, "derived": s.derived,
                "seconds": round(s.seconds, 6)} for s in summary.stats.strata]
     return {"derived": summary.derived, "seconds": round(summary.seconds, 6), "facts": reasoner.fact_count(),
-            "memory_bytes": reasoner.backend.memory_bytes(), "strata": strata, "rules": rules}
+            "memory_bytes": reasoner.backend.memory_bytes(), "strata": strata, "rules": rules,
+            "modules": [{"stratum": s.index, "kind": c.kind.value, "predicate": c.predicate,
+                         "rules": [r.label for r in c.rules]}
+                        for s in reasoner.analysed.strata for c in s.modules if c.predicate]}
 
 
 def print_stats_json(reasoner, summary) -> None:
@@ -107,12 +117,16 @@ def print_stats(reasoner, summary) -> None:
     for s in summary.stats.strata:
         strata.add_row(str(s.index), ", ".join(s.predicates), str(s.rounds), f"{s.derived:,}", f"{s.seconds:.3f}")
     rules = Table(title="rules")
-    for column in ("rule", "evaluations", "instances", "facts derived", "seconds"):
-        rules.add_column(column, justify="right" if column != "rule" else "left")
+    for column in ("rule", "path", "evaluations", "instances", "facts derived", "seconds"):
+        rules.add_column(column, justify="right" if column not in ("rule", "path") else "left")
     for index, r in rules_in_program_order(reasoner, summary):
-        rules.add_row(f"{r.label}: {reasoner.program.rules[index]}", str(r.evaluations), f"{r.instances:,}",
+        rules.add_row(f"{r.label}: {reasoner.program.rules[index]}", _path(reasoner, index), str(r.evaluations),
+                      f"{r.instances:,}",
                       f"{r.derived:,}", f"{r.seconds:.3f}")
     console.print(strata)
     console.print(rules)
+    from deltalog.cli import module_lines
+    for line in module_lines(reasoner.analysed):
+        console.print(line)
     console.print(f"total {summary.seconds:.3f} s, memory held by the backend "
                   f"{reasoner.backend.memory_bytes() / 2**20:.1f} MiB")

@@ -18,7 +18,7 @@ Instances of the recursive rules are enumerated by the stratum's modules (``Modu
 and ``negated_instances``, as bindings of a rule instance: plan/rules.py); several plans may find
 the same instance, so a rule's plans are unioned and its distinct bindings counted per head
 tuple (``count_instances``), set-at-a-time. A stratum with a module that cannot enumerate
-instances (``supports_counting`` False) is maintained by DRed^c instead (algorithms/strategies.py).
+instances (not a ``CountingModule``) is maintained by DRed^c instead (algorithms/strategies.py).
 A stratum stops as soon as both runs have stopped, or once they coincide (001 line 31):
 the rest of the old trace is then the new one. The derived relation p is finally brought
 in line with the counters for the facts whose counters changed.
@@ -39,8 +39,8 @@ from deltalog.algorithms.dredc import columns, explicit_changes, negated, rule_c
 from deltalog.algorithms.trace import (arity_of, count_trace, counter_relation, fact_set, grow, old_trace,
                                        store_counts, store_facts)
 from deltalog.analysis.program import Stratum
-from deltalog.modules import modules_of
-from deltalog.modules.base import Module
+from deltalog.modules import counting_modules
+from deltalog.modules.base import CountingModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View, count_instances
 from deltalog.reasoning.update import Update, lower_changes, tuples_of
@@ -61,7 +61,7 @@ def counting_stratum(update: Update, stratum: Stratum) -> None:
     refuse_recursive_aggregates(stratum)
     if counter_relation(min(stratum.predicates)) not in update.backend.relations():
         count_trace(update, stratum)
-    modules = tuple(modules_of(stratum))
+    modules = tuple(counting_modules(stratum))
     lost, gained = lower_changes(update, stratum, tuple(info for m in modules for info in m.rules))
     run = Runs(update, stratum, modules, old_trace(update), frozenset(lost), frozenset(gained))
     for p in stratum.predicates:
@@ -79,7 +79,7 @@ class Runs:
 
     update: Update
     stratum: Stratum
-    modules: tuple[Module, ...]
+    modules: tuple[CountingModule, ...]
     trace: View
     lost: frozenset[str]
     gained: frozenset[str]
@@ -202,7 +202,7 @@ def join_plans(*found: PlansByRule) -> PlansByRule:
 
 # changed_x(head) :- r(body), body⁺ ⊆ I_x, body⁻ ∩ I_x = ∅, body⁺ ∩ Δ_x ≠ ∅,
 #                    (body⁺ ∩ (I_x \ I_y) ≠ ∅  or  body⁻ ∩ (I_y \ I_x) ≠ ∅)
-def stopped_by_difference(run: Runs, module: Module, x: str, windows: dict[str, int]) -> PlansByRule:
+def stopped_by_difference(run: Runs, module: CountingModule, x: str, windows: dict[str, int]) -> PlansByRule:
     """inst[I_x : Δ_x ; I_xy, I_yx]: instances of run x (an atom in Δ_x) with a positive atom in I_x \\ I_y
     or a negated one in I_y \\ I_x, so not instances of run y at all."""
     def whole(atom: Atom) -> View:
@@ -223,7 +223,7 @@ def stopped_by_difference(run: Runs, module: Module, x: str, windows: dict[str, 
 
 # changed_x(head) :- r(body), body⁺ ⊆ (I_x ∩ I_y) \ Δ_y, body⁻ ∩ (I_x ∪ I_y) = ∅,
 #                    body⁺ ∩ ((Δ_x ∩ I_y) \ Δ_y) ≠ ∅
-def stopped_by_order(run: Runs, module: Module, x: str, windows: dict[str, int], fresh: int) -> PlansByRule:
+def stopped_by_order(run: Runs, module: CountingModule, x: str, windows: dict[str, int], fresh: int) -> PlansByRule:
     """inst[(I_x ∩ I_y) \\ Δ_y, I_x ∪ I_y : (Δ_x ∩ I_y) \\ Δ_y]: instances of both runs that run y
     applies in another iteration (no atom in Δ_y, one in Δ_x that run y had already)."""
     y, update = OTHER[x], run.update

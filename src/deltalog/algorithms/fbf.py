@@ -18,7 +18,7 @@ overdeleted); with budget 0 no fact is checked (DRed). When a round exceeds it, 
 candidates are deleted unchecked ("blocked") and one-step rederivation follows, as in DRed.
 
 The recursive rules are chained through by the stratum's modules (``Module.backward`` and
-``forward``); a stratum with a module that has neither (``supports_backward`` False) is
+``forward``); a stratum with a module that has neither (not a ``BackwardModule``) is
 maintained by DRed instead (algorithms/strategies.py).
 """
 
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from deltalog.algorithms.dred import aggregate_results, insert, overdelete, rederive, refuse_recursive_aggregates
 from deltalog.analysis.program import Stratum
-from deltalog.modules import modules_of
-from deltalog.modules.base import Module
+from deltalog.modules import backward_modules
+from deltalog.modules.base import BackwardModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
@@ -40,7 +40,7 @@ from deltalog.reasoning.workspace import Role, explicit_relation
 def fbf_stratum(update: Update, stratum: Stratum, budget: int | None = None) -> None:
     """Maintain one stratum with FBF (B/F when ``budget`` is None)."""
     refuse_recursive_aggregates(stratum)
-    proofs = Proofs(update, stratum, budget, tuple(modules_of(stratum)))
+    proofs = Proofs(update, stratum, budget, tuple(backward_modules(stratum)))
     overdelete(update, stratum, settle=proofs.settle)
     proofs.revive_proved()
     if proofs.blocked:
@@ -55,7 +55,7 @@ class Proofs:
     update: Update
     stratum: Stratum
     budget: int | None
-    modules: tuple[Module, ...] = ()
+    modules: tuple[BackwardModule, ...] = ()
     blocked: bool = False
     checked_count: int = 0
     checked: dict[str, str] = field(default_factory=dict)

@@ -73,7 +73,8 @@ class OffloadPolicy:
         first = reasoning.tick()
         here = Reasoning(reasoning.program, local, generation=first, stats=reasoning.stats,
                          collect_metrics=reasoning.collect_metrics, arities=dict(reasoning.arities),
-                         budget=reasoning.budget, on_round=reasoning.on_round, planner=reasoning.planner)
+                         budget=reasoning.budget, on_round=reasoning.on_round,
+                         planner=reasoning.planner, planners=reasoning.planners)
         stats = materialise_stratum(here, stratum, modules)
         reasoning.generation = here.tick()
         for predicate in sorted(stratum.predicates):

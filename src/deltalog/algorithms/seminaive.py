@@ -70,11 +70,12 @@ def materialise_stratum(reasoning: Reasoning, stratum: Stratum, modules: Sequenc
     before = _sizes(reasoning, stratum)
     reasoning.live = Live(stats)
     apply_nonrecursive(reasoning, stratum)
-    delta: list[Window] = [(0, reasoning.tick())]
-    while delta and modules:
-        written = [m.add(reasoning, delta) for m in modules]
+    first: list[Window] = [(0, reasoning.tick())]
+    pending = [first for _ in modules]   # Δ \\ Δ_i: module i gets only what the others wrote (line 14)
+    while any(pending):
+        written = [m.add(reasoning, delta) if delta else [] for m, delta in zip(modules, pending)]
         stats.rounds += sum(len(w) for w in written)
-        delta = [w for ws in written for w in ws] if len(modules) > 1 else []
+        pending = [[w for j, ws in enumerate(written) if j != i for w in ws] for i in range(len(modules))]
     stats.seconds = time.perf_counter() - started
     stats.derived = sum(_sizes(reasoning, stratum).values()) - sum(before.values())
     reasoning.live = None

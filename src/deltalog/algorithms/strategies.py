@@ -7,7 +7,7 @@ starts the derived relations afresh. A strategy that keeps counters between upda
 them, so that any other strategy drops them (they are only current while used).
 
 An algorithm that works on rule instances (Counting counts them, FBF chains through them) needs
-a capability of every module of a stratum (``Module.supports_counting``, ``supports_backward``);
+a capability of every module of a stratum (``CountingModule``, ``BackwardModule``);
 for a stratum with a module that lacks it, its strategy runs its ``fallback`` on that stratum
 (DRed^c for Counting, DRed for FBF and B/F), which needs only the Add/Del/Red/Diff plug-ins
 every module has. Mixing is sound: each stratum reads the lower ones through the update's
@@ -27,7 +27,7 @@ from deltalog.algorithms.dredc import dredc_stratum
 from deltalog.algorithms.fbf import fbf_stratum
 from deltalog.analysis.program import Stratum
 from deltalog.modules import modules_of
-from deltalog.modules.base import Module
+from deltalog.modules.base import BackwardModule, CountingModule, Module
 from deltalog.reasoning.update import Update, lower_changes, tuples_of
 from deltalog.reasoning.workspace import Counters, Role, explicit_relation
 
@@ -70,11 +70,11 @@ class StratumByStratum:
 
 
 def counts_instances(module: Module) -> bool:
-    return module.supports_counting
+    return isinstance(module, CountingModule)
 
 
 def chains_backward(module: Module) -> bool:
-    return module.supports_backward
+    return isinstance(module, BackwardModule)
 
 
 def untouched(update: Update, stratum: Stratum) -> bool:

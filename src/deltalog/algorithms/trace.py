@@ -14,7 +14,7 @@ from __future__ import annotations
 from deltalog.algorithms.dredc import (columns, insert_counts, net_changes, nonzero, old_explicit, rule_counts,
                                        stored_rows_for, summed)
 from deltalog.analysis.program import Stratum
-from deltalog.modules import modules_of
+from deltalog.modules import counting_modules
 from deltalog.plan import ir
 from deltalog.plan.rules import View, count_instances
 from deltalog.reasoning.update import Update, tuples_of
@@ -123,7 +123,7 @@ def count_iteration(update: Update, stratum: Stratum, iteration: int, window: in
             else None
 
     parts: dict[str, list[ir.Node]] = {}
-    for module in modules_of(stratum):
+    for module in counting_modules(stratum):
         for info, plans in module.instances(update, whole, delta, lambda a: old):
             parts.setdefault(info.head.predicate, []).append(count_instances(info, plans))
     for p, counts in sorted(parts.items()):

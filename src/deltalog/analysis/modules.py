@@ -2,16 +2,30 @@
 
 003 splits Π_r^s into modules Π_r^{s,1} .. Π_r^{s,n}, each with its own Add/Del/Red/Diff plug-ins
 (modules/). The choice is made here, once per program, and recorded on the :class:`Stratum`, so
-materialisation and every maintenance algorithm use the same modules. Today every recursive rule
-goes to one seminaive module; a closure module (003 section 5: a transitivity rule ``R(x, z) :-
-R(x, y), R(y, z)``) would be recognised in :func:`choose_modules` and claim its rules.
+materialisation and every maintenance algorithm use the same modules. Closure modules (003
+sections 5 and 6) claim the rules of a binary predicate R whose shape matches exactly (plain
+distinct variables; no constants, repeated variables, filters, negation or aggregates):
+
+- TRANSITIVE: ``R(x, z) :- R(x, y), R(y, z)`` (003 section 5); R = X_R⁺, X_R being every R fact
+  the other rules of R (and E) give. Linear steps ``R(x, z) :- R(x, y), E(y, z)`` / ``R(x, z) :-
+  E(x, y), R(y, z)`` whose E also has the base rule ``R(x, y) :- E(x, y)`` are implied by
+  transitivity and are claimed too.
+- SYMMETRIC: ``R(x, y) :- R(y, x)`` plus transitivity (003 section 6): the components' cliques.
+- LINEAR: no transitivity rule, the recursive rules of R are all steps of one direction, and
+  every step relation E has the base rule; then R = S⁺ ∪ X_o ∪ X_o∘S⁺ (right steps; mirrored
+  for left steps) for S the union of the step relations and X_o the other facts of R.
+
+Every other recursive rule stays in one seminaive module (RS2's mutual recursion, a ``!=``
+filter on top of an STC, ...).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
+
+from deltalog.syntax.ast import Atom, Variable
 
 if TYPE_CHECKING:
     from deltalog.analysis.program import RuleInfo
@@ -21,18 +35,124 @@ class ModuleKind(Enum):
     """An implementation of the plug-ins (modules/ maps each kind to its class)."""
 
     SEMINAIVE = "seminaive"   # 003 section 4.1: Add by seminaive evaluation, DRed's Del and Red
+    TRANSITIVE = "transitive"   # 003 section 5: R = X_R⁺ by TransitiveClosure plans
+    SYMMETRIC = "symmetric-transitive"   # 003 section 6: components, by ComponentPairs plans
+    LINEAR = "linear-transitive"   # R = (S ∪ X_o)∘S* (right steps) or its mirror (left steps)
 
 
 @dataclass(frozen=True)
 class ModuleChoice:
-    """One module of a stratum: its kind and the recursive rules it evaluates."""
+    """One module of a stratum: its kind and the recursive rules it evaluates; a closure module also
+    names its predicate, and a linear one its step relations and direction (``flip``: left steps)."""
 
     kind: ModuleKind
     rules: tuple[RuleInfo, ...]
+    predicate: str = ""
+    steps: tuple[str, ...] = ()
+    flip: bool = False
+
+    def describe(self) -> str:
+        if self.kind is ModuleKind.SEMINAIVE:
+            return f"seminaive: {', '.join(r.label for r in self.rules)}"
+        steps = f" over {' ∪ '.join(self.steps)}{' (left steps)' if self.flip else ''}" if self.steps else ""
+        return f"{self.kind.value} {self.predicate}{steps}: {', '.join(r.label for r in self.rules)}"
 
 
-def choose_modules(recursive: tuple[RuleInfo, ...]) -> tuple[ModuleChoice, ...]:
-    """Split Π_r^s into modules by rule shape: every rule no specialised module claims is seminaive."""
+# ---- rule shapes ---------------------------------------------------------------------------------
+
+def _vars(atom: Atom) -> tuple[str, ...] | None:
+    """The variable names of a binary atom with two distinct plain variables, else None."""
+    if len(atom.terms) != 2 or not all(isinstance(t, Variable) for t in atom.terms):
+        return None
+    names = tuple(t.name for t in atom.terms)   # type: ignore[union-attr]
+    return names if names[0] != names[1] else None
+
+
+def _plain(info: RuleInfo, atoms: int) -> bool:
+    return (not info.negative and not info.filters and not info.assignments and not info.aggregates
+            and len(info.positive) == atoms and len(info.rule.body) == atoms and _vars(info.head) is not None
+            and all(_vars(a) is not None for a in info.positive))
+
+
+def transitive(info: RuleInfo, r: str) -> bool:
+    """``R(x, z) :- R(x, y), R(y, z)`` (either body order)."""
+    if info.head.predicate != r or not _plain(info, 2) or any(a.predicate != r for a in info.positive):
+        return False
+    x, z = _vars(info.head)   # type: ignore[misc]
+    for first, second in (info.positive, info.positive[::-1]):
+        (a, y), (y2, c) = _vars(first), _vars(second)   # type: ignore[misc]
+        if a == x and c == z and y == y2 and len({x, y, z}) == 3:
+            return True
+    return False
+
+
+def symmetric(info: RuleInfo, r: str) -> bool:
+    """``R(x, y) :- R(y, x)``."""
+    if info.head.predicate != r or not _plain(info, 1) or info.positive[0].predicate != r:
+        return False
+    return _vars(info.head) == _vars(info.positive[0])[::-1]   # type: ignore[index]
+
+
+def step(info: RuleInfo, r: str) -> tuple[str, bool] | None:
+    """``R(x, z) :- R(x, y), E(y, z)`` -> (E, False); ``R(x, z) :- E(x, y), R(y, z)`` -> (E, True)."""
+    if info.head.predicate != r or not _plain(info, 2):
+        return None
+    own = [a for a in info.positive if a.predicate == r]
+    other = [a for a in info.positive if a.predicate != r]
+    if len(own) != 1 or len(other) != 1:
+        return None
+    x, z = _vars(info.head)   # type: ignore[misc]
+    (a, b), (c, d) = _vars(own[0]), _vars(other[0])   # type: ignore[misc]
+    if len({x, z, b if a == x else a}) != 3:
+        return None
+    if a == x and b == c and d == z:
+        return other[0].predicate, False
+    if c == x and d == a and b == z:
+        return other[0].predicate, True
+    return None
+
+
+def base(info: RuleInfo, r: str) -> str | None:
+    """``R(x, y) :- E(x, y)`` -> E."""
+    if info.head.predicate != r or not _plain(info, 1) or info.positive[0].predicate == r:
+        return None
+    return info.positive[0].predicate if _vars(info.head) == _vars(info.positive[0]) else None
+
+
+# ---- the choice ------------------------------------------------------------------------------------
+
+def choose_modules(recursive: tuple[RuleInfo, ...], nonrecursive: tuple[RuleInfo, ...] = (),
+                   closures: bool = True) -> tuple[ModuleChoice, ...]:
+    """Split Π_r^s into modules by rule shape: closure modules first claim the rules they match
+    exactly (``closures=False``: none do), every other rule goes to one seminaive module."""
     if not recursive:
         return ()
-    return (ModuleChoice(ModuleKind.SEMINAIVE, recursive),)
+    chosen = [c for r in _binary_heads(recursive) if closures and (c := _closure(r, recursive, nonrecursive))]
+    claimed = {id(info) for c in chosen for info in c.rules}
+    rest = tuple(info for info in recursive if id(info) not in claimed)
+    return ((ModuleChoice(ModuleKind.SEMINAIVE, rest),) if rest else ()) + tuple(chosen)
+
+
+def _binary_heads(rules: Iterable[RuleInfo]) -> list[str]:
+    return sorted({info.head.predicate for info in rules if len(info.head.terms) == 2})
+
+
+def _closure(r: str, recursive: tuple[RuleInfo, ...], nonrecursive: tuple[RuleInfo, ...]) -> ModuleChoice | None:
+    own = [info for info in recursive if info.head.predicate == r]
+    bases = {e for info in own + [i for i in nonrecursive if i.head.predicate == r] if (e := base(info, r))}
+    trans = [info for info in own if transitive(info, r)]
+    sym = [info for info in own if symmetric(info, r)]
+    if trans and sym:
+        return ModuleChoice(ModuleKind.SYMMETRIC, tuple(trans + sym), r)
+    if trans:
+        implied = [info for info in own if (s := step(info, r)) and s[0] in bases]
+        return ModuleChoice(ModuleKind.TRANSITIVE, tuple(trans + implied), r)
+    reading = [info for info in own if any(a.predicate == r for a in info.positive)]
+    steps = [step(info, r) for info in reading]
+    if not reading or any(s is None or s[0] not in bases for s in steps):
+        return None
+    directions = {s[1] for s in steps if s}
+    if len(directions) != 1:
+        return None
+    names = tuple(sorted({s[0] for s in steps if s}))
+    return ModuleChoice(ModuleKind.LINEAR, tuple(reading), r, names, directions.pop())

@@ -132,8 +132,17 @@ def collect_warnings(program: Program, known: Iterable[str]) -> tuple[PredicateW
     return tuple(first.items())
 
 
-def analyse(program: Program, *, extra_arities: Mapping[str, int] = MappingProxyType({})) -> AnalysedProgram:
-    """Normalise and check a program, then build its dependency graph and strata; raise a DeltalogError if invalid."""
+MODULE_CHOICES = ("auto", "none")
+
+
+def analyse(program: Program, *, extra_arities: Mapping[str, int] = MappingProxyType({}),
+            modules: str = "auto") -> AnalysedProgram:
+    """Normalise and check a program, then build its dependency graph and strata; raise a DeltalogError if invalid.
+    ``modules``: ``auto`` lets closure modules (003) take the rules they match, ``none`` keeps every
+    recursive rule seminaive."""
+    if modules not in MODULE_CHOICES:
+        from deltalog.errors import UsageError
+        raise UsageError(f"unknown modules choice {modules!r} (choose from {', '.join(MODULE_CHOICES)})")
     from deltalog.analysis.strata import stratify  # strata builds Stratum objects defined here
 
     program = normalise_assignments(program)
@@ -146,7 +155,7 @@ def analyse(program: Program, *, extra_arities: Mapping[str, int] = MappingProxy
     graph = build_graph(program)
     ids = rule_ids(program.rules)
     rules = tuple(RuleInfo.from_rule(index, rule, ids[index]) for index, rule in enumerate(program.rules))
-    strata = stratify(graph, rules)
+    strata = stratify(graph, rules, closures=modules == "auto")
     idb = frozenset(rule.head.predicate for rule in program.rules)
     edb = (frozenset(arities) | frozenset(graph.nodes)) - idb
     warnings = collect_warnings(program, {**extra_arities, **declared})

@@ -32,19 +32,20 @@ def is_recursive(info: RuleInfo, predicates: frozenset[str]) -> bool:
     return any(atom.predicate in predicates for atom in info.positive)
 
 
-def make_stratum(index: int, predicates: frozenset[str], infos: list[RuleInfo]) -> Stratum:
+def make_stratum(index: int, predicates: frozenset[str], infos: list[RuleInfo], closures: bool = True) -> Stratum:
     recursive = tuple(info for info in infos if is_recursive(info, predicates))
     nonrecursive = tuple(info for info in infos if not is_recursive(info, predicates))
-    return Stratum(index, predicates, recursive, nonrecursive, choose_modules(recursive))
+    return Stratum(index, predicates, recursive, nonrecursive, choose_modules(recursive, nonrecursive, closures))
 
 
-def stratify(graph: DependencyGraph, rules: Sequence[RuleInfo]) -> tuple[Stratum, ...]:
-    """The most granular stratification: strata are the IDB SCCs of ``graph`` in topological order."""
+def stratify(graph: DependencyGraph, rules: Sequence[RuleInfo], closures: bool = True) -> tuple[Stratum, ...]:
+    """The most granular stratification: strata are the IDB SCCs of ``graph`` in topological order
+    (``closures``: let closure modules claim the rules they match, analysis/modules.py)."""
     check_stratifiable(graph, rules)
     buckets: list[list[RuleInfo]] = [[] for _ in graph.stratum_components]
     for info in rules:
         buckets[graph.stratum_map[info.head.predicate]].append(info)
     return tuple(
-        make_stratum(index, frozenset(predicates), bucket)
+        make_stratum(index, frozenset(predicates), bucket, closures)
         for index, (predicates, bucket) in enumerate(zip(graph.stratum_components, buckets))
     )

@@ -9,17 +9,18 @@ so the delta bookkeeping stays in one place and a module only knows its rules an
 
 Two algorithms work on the rule instances themselves rather than on the facts a module derives:
 Counting (001 Algorithms 2-3) counts them per fact and iteration, and FBF (001 Algorithm 5) chains
-through them backward and forward. They need two more pairs of plug-ins, and a module declares
-whether it has them: ``supports_counting`` (``instances``, ``negated_instances``) and
-``supports_backward`` (``backward``, ``forward``). A module that derives without enumerating rule
-instances (a closure module, 003 section 5) declares False; the strategy then maintains its
+through them backward and forward. They need two more pairs of plug-ins, each a capability
+Protocol of its own: :class:`CountingModule` (``instances``, ``negated_instances``) and
+:class:`BackwardModule` (``backward``, ``forward``); a module has a capability by implementing its
+plug-ins (``isinstance(module, CountingModule)``). A module that derives without enumerating rule
+instances (a closure module, 003 section 5) implements neither; the strategy then maintains its
 stratum with an algorithm that needs only Add/Del/Red/Diff (algorithms/strategies.py), so no
 algorithm tests which kind of module it has.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence, runtime_checkable
 
 from deltalog.analysis.program import RuleInfo
 from deltalog.plan import ir
@@ -42,18 +43,12 @@ DeltaViews = Callable[[Atom], "View | None"]
 """The view an atom is matched in as the delta of an instance, or None if it cannot be."""
 
 
+@runtime_checkable
 class Module(Protocol):
     """A set of recursive rules of one stratum with a custom way to apply them (003 section 4)."""
 
     rules: tuple[RuleInfo, ...]
     predicates: frozenset[str]   # the stratum's predicates (the module's rules read the others as final)
-    @property
-    def supports_counting(self) -> bool:
-        """Has ``instances`` and ``negated_instances`` (Counting can count its rules)."""
-
-    @property
-    def supports_backward(self) -> bool:
-        """Has ``backward`` and ``forward`` (FBF can check its facts' proofs)."""
 
     def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
         """Add^{s,i} (003 Algorithm 2, line 14): derive every consequence of the rules that depends on the
@@ -77,7 +72,10 @@ class Module(Protocol):
         """Add^{s,i} during maintenance (line 251), one round: consequences in the new materialisation of
         the facts stored at ``generation`` in ``deltas`` (scratch relations per predicate)."""
 
-    # ---- counters of rule instances (Counting); only called when ``supports_counting`` ------------
+
+@runtime_checkable
+class CountingModule(Module, Protocol):
+    """A module whose rule instances Counting can count (001 Algorithms 2-3)."""
 
     def instances(self, update: Update, whole: AtomViews, delta: DeltaViews, negative: AtomViews) -> InstancePlans:
         """inst[I : Δ] (001 (67)-(69)): for each rule, one binding plan per positive atom j with a view
@@ -89,7 +87,10 @@ class Module(Protocol):
         """The instances that a fact in ``matched(atom_j)`` of negated atom j blocks (001 (157), matched
         positively): positive atoms in ``whole``, the other negated atoms anti-joined in ``negative``."""
 
-    # ---- backward and forward chaining (FBF); only called when ``supports_backward`` -------------
+
+@runtime_checkable
+class BackwardModule(Module, Protocol):
+    """A module FBF can chain through, backward and forward (001 Algorithm 5)."""
 
     def backward(self, update: Update, heads: Callable[[str], View], body: View, negative: View) -> BodyPlans:
         """For each rule and each positive body atom over the stratum: that atom's tuples in the instances

@@ -11,7 +11,7 @@ Its rules are evaluated by rule instances, so Counting can count them and FBF ch
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, ClassVar, Sequence
+from typing import Callable, Sequence
 
 from deltalog.analysis.program import RuleInfo
 from deltalog.modules.base import AtomViews, BodyPlans, DeltaViews, InstancePlans, RulePlans, Window
@@ -27,8 +27,6 @@ class SeminaiveModule:
 
     rules: tuple[RuleInfo, ...]
     predicates: frozenset[str]
-    supports_counting: ClassVar[bool] = True
-    supports_backward: ClassVar[bool] = True
 
     # ---- Add^{s,i} for materialisation (003 Algorithm 2) --------------------------------------
 

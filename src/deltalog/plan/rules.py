@@ -73,9 +73,13 @@ __all__ = [
 DEFAULT_PLANNER: Planner = GreedyPlanner()
 
 
-def planner_for(stats: Statistics) -> Planner:
-    """The planner of a reasoning (``Reasoning.planner``) when it has one, else the default; ``stats`` may
-    be any ``Statistics`` (one without a ``planner`` gets the default)."""
+def planner_for(stats: Statistics, rule: RuleInfo | None = None) -> Planner:
+    """The planner of a rule in a reasoning: the reasoning's per-rule choice (``planners``, by rule id:
+    plan/combined.py), else its ``planner`` attribute when it has one, else the default."""
+    if rule is not None:
+        chosen = getattr(stats, "planners", None)
+        if chosen and rule.id in chosen:
+            return chosen[rule.id]
     return getattr(stats, "planner", None) or DEFAULT_PLANNER
 
 
@@ -149,7 +153,7 @@ def head_projection(body: ir.Node, atom: Atom, label: str | None = None) -> ir.P
 
 def aggregate_plan(rule: RuleInfo, aggregate: Aggregate, stats: Statistics, view: View = FULL) -> ir.Node:
     """Aggregate[group; R = f(Arg)] over the distinct bindings of the aggregate's body, read in ``view``."""
-    return planner_for(stats).aggregate(aggregate_query(rule, aggregate, view), stats)
+    return planner_for(stats, rule).aggregate(aggregate_query(rule, aggregate, view), stats)
 
 
 def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistics, *,
@@ -179,7 +183,7 @@ def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistic
         query = produce(query, output)
     if exact_instances:
         query = keep_instances(query)
-    return head_projection(plan_body(query, stats), output or rule.head, label)
+    return head_projection(plan_body(query, stats, planner_for(stats, rule)), output or rule.head, label)
 
 
 # ---- rule instances ------------------------------------------------------------------------------

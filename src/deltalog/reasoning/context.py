@@ -6,10 +6,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from deltalog.errors import OutOfMemoryError
-
 from deltalog.analysis.program import AnalysedProgram, RuleInfo
 from deltalog.backends.base import Backend
+from deltalog.errors import OutOfMemoryError
 from deltalog.limits import Budget
 from deltalog.plan import ir
 from deltalog.plan.query import Planner
@@ -83,6 +82,7 @@ class Reasoning:
     on_round: Callable[[Live], None] | None = None   # progress, after every round of a recursive stratum
     live: Live | None = None
     planner: Planner | None = None   # plans every rule body (plan/query.py); None: plan.rules.DEFAULT_PLANNER
+    planners: dict[str, Planner] = field(default_factory=dict)   # per rule id (plan/combined.py, --hd)
 
     def __post_init__(self) -> None:
         for predicate, arity in self.program.arities.items():

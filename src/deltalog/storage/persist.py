@@ -122,7 +122,7 @@ class Saved:
 
 def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)  # type: ignore[arg-type]  # numpy's stub: mypy matches **arrays to allow_pickle
+    np.savez(buffer, **arrays)  # type: ignore[arg-type, unused-ignore]  # numpy's stub: mypy matches **arrays to allow_pickle
     return buffer.getvalue()
 
 

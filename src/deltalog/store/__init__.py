@@ -40,13 +40,14 @@ READ_ATTEMPTS = 50
 
 # ---- reading --------------------------------------------------------------------------------------
 
-def open_store(store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0):
+def open_store(store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0, modules: str = "auto"):
     """The Reasoner saved in a store, ready for queries and updates. ``writable``: hold the writer lock
-    until ``Reasoner.close()`` (waiting up to ``wait`` seconds for another writer)."""
+    until ``Reasoner.close()`` (waiting up to ``wait`` seconds for another writer). ``modules``: as for
+    ``Reasoner`` (closure modules keep no state of their own, so either choice maintains any store)."""
     store = Path(store)
     lock = WriterLock(store, wait) if writable and _check_is_store(store) else None
     try:
-        return _read(store, lock)
+        return _read(store, lock, modules)
     except BaseException:
         if lock is not None:
             lock.release()
@@ -58,14 +59,14 @@ def _check_is_store(store: Path) -> bool:
     return True
 
 
-def _read(store: Path, lock: WriterLock | None):
+def _read(store: Path, lock: WriterLock | None, modules: str = "auto"):
     for _ in range(READ_ATTEMPTS):
         pointer = layout.read_pointer(store)
         snapshot, version, digest = pointer
         with reading(store / snapshot) as present:
             loaded = _load_version(store, snapshot, version, digest) if present else None
             if loaded is not None:
-                return _reasoner(store, *loaded, lock=lock)
+                return _reasoner(store, *loaded, lock=lock, modules=modules)
         # Writers switch CURRENT before they remove anything: what CURRENT still names must be there.
         if layout.read_pointer(store) == pointer:
             missing = snapshot if not present else f"{snapshot}/{layout.manifest_name(version)}"
@@ -95,7 +96,8 @@ def _load_version(store: Path, snapshot: str, version: int, digest: str):
     return manifest, program, dictionary, relations
 
 
-def _reasoner(store: Path, manifest: dict, program: str, dictionary, relations, *, lock: WriterLock | None):
+def _reasoner(store: Path, manifest: dict, program: str, dictionary, relations, *, lock: WriterLock | None,
+              modules: str = "auto"):
     from deltalog.api import Reasoner
     from deltalog.backends.local.backend import LocalBackend
     from deltalog.syntax import parse
@@ -104,7 +106,7 @@ def _reasoner(store: Path, manifest: dict, program: str, dictionary, relations, 
     missing = set(manifest["arities"]) - set(relations)
     if missing:
         raise StoreDamaged(store, manifest["snapshot"], f"no saved relation for {', '.join(sorted(missing))}")
-    reasoner = Reasoner(parsed, backend=backend, restore=manifest)
+    reasoner = Reasoner(parsed, backend=backend, restore=manifest, modules=modules)
     reasoner.source = program
     saved = persist.Saved(len(dictionary), {n: (r.layout, len(r)) for n, r in relations.items()})
     link = StoreLink(store.resolve(), manifest["snapshot"], manifest["version"], saved, program, manifest, lock)

@@ -35,6 +35,7 @@ class Context:
     metrics: MutableMapping[str, int] | None = None
     chunk_rows: int = CHUNK_ROWS
     _constants: dict = field(default_factory=dict)
+    _distinct: dict = field(default_factory=dict)   # Distinct node -> its rows, for plans that share one
 
     def constant_id(self, lit: ir.Lit, *, create: bool = False) -> int:
         """The id of a constant (-1 if unknown and not created: it then matches nothing)."""
@@ -295,7 +296,12 @@ def _union(node: ir.Union_, ctx: Context) -> Iterator[Frame]:
 
 @stream.register
 def _distinct(node: ir.Distinct, ctx: Context) -> Iterator[Frame]:
-    yield distinct_frame(materialise(node.input, ctx))
+    """A Distinct is materialised anyway; its rows are kept for the rest of the evaluation, so a
+    subplan used twice (a node relation of plan/hypertree.py: seed, semi-join and join) runs once."""
+    found = ctx._distinct.get(node)
+    if found is None:
+        found = ctx._distinct[node] = distinct_frame(materialise(node.input, ctx))
+    yield found
 
 
 @stream.register

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import numpy as np
 
 try:
-    _set_hugepage = np._core.multiarray._set_madvise_hugepage  # type: ignore[attr-defined]  # private, not in the stubs
+    _set_hugepage = np._core.multiarray._set_madvise_hugepage  # type: ignore[attr-defined, unused-ignore]  # private, not in the stubs
 except AttributeError:  # an older or newer NumPy without the switch: leave the policy alone
     _set_hugepage = None
 

@@ -61,7 +61,7 @@ def lexical_text(v: Column) -> Column:
         .otherwise(body(v))
 
 
-@F.pandas_udf(StringType())  # type: ignore[call-overload]  # PySpark stubs lack the type-hint-free form
+@F.pandas_udf(StringType())  # type: ignore[call-overload, unused-ignore]  # PySpark stubs lack the type-hint-free form
 def _unescape(cells):
     # Spark evaluates a UDF on every row of a CASE, not only where its branch is taken: cells that are
     # no quoted string body pass unchanged (their result is discarded)

@@ -31,7 +31,7 @@ def column(name: str) -> Column:
     return F.col("`" + name.replace("`", "``") + "`")
 
 
-@F.pandas_udf(StringType())  # type: ignore[call-overload]  # PySpark stubs lack the type-hint-free form
+@F.pandas_udf(StringType())  # type: ignore[call-overload, unused-ignore]  # PySpark stubs lack the type-hint-free form
 def _float_text(values):
     # object dtype: pandas 3's Arrow-backed strings come back as chunked arrays PySpark cannot take
     return values.map(format_float, na_action="ignore").astype(object)

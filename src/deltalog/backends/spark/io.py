@@ -142,7 +142,7 @@ def read_ntriples(spark: SparkSession, path: str) -> DataFrame:
                           _object(parts[2]).alias("c2"))
 
 
-@F.pandas_udf(StringType())  # type: ignore[call-overload]  # PySpark stubs lack the type-hint-free form
+@F.pandas_udf(StringType())  # type: ignore[call-overload, unused-ignore]  # PySpark stubs lack the type-hint-free form
 def _unescape(cells):
     return cells.map(unescape_text, na_action="ignore").astype(object)
 

@@ -1,0 +1,219 @@
+"""What the closure modules of 003 sections 5 and 6 share: external facts, affected sources, the plug-ins.
+
+A closure module owns the rules that make a binary predicate R transitive (and symmetric). It
+never evaluates them as rule instances: it asks the backend for a closure plan
+(``ir.TransitiveClosure`` / ``ir.ComponentPairs``, evaluated by the backend's kernel) over the
+*external* facts X_R, the R facts the other rules of R and the explicit facts give (003 section
+5's X_R). Instead of keeping X_R as a set (003 keeps it globally), X_R is re-read from those
+rules in the view at hand, so it is always current in every algorithm and needs no storage.
+
+The plug-ins, all as plans over the stored relations that the algorithm layer routes:
+
+- Add (003 Algorithms 4 and 7): the first call closes everything; later calls (facts from other
+  modules of the stratum, 003's Δ \\ Δ_i) recompute only the sources whose rows can grow: the
+  tails of the new external facts and every x with R(x, tail) (for STC: the tails' components).
+- Del (Algorithms 5 and 8; 003 Definition 6 bounds what Del may return): the rows of the
+  affected sources (from the deleted external facts) that the *grounded* external facts of the
+  new state (explicit facts and nonrecursive rules over the updated lower strata) do not give.
+  That is DRed^c's stop at facts with a nonrecursive derivation, applied to whole reachable
+  sets: what is kept is sound, and what other modules still give comes back through Red and
+  insertion. Facts the module deleted itself are not external and are skipped (Δ \\ Δ_i).
+- Red (Algorithms 6 and 9): the overdeleted R facts that the closure of the external facts
+  after overdeletion gives again, from their sources (several steps at once).
+- Diff: empty for TC and STC (their rules read only R, 003 section 5); a linear module's steps
+  read lower relations, whose changes are handled like external facts.
+- insert (Add during maintenance): the new closure of the affected sources; the algorithm
+  keeps only the facts that are new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from deltalog.analysis.modules import ModuleChoice
+from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.modules.base import RulePlans, Window
+from deltalog.plan import ir
+from deltalog.plan.rules import View, rule_plan
+from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.update import Update
+from deltalog.reasoning.workspace import explicit_relation
+
+PAIR = ("c0", "c1")
+NOW = View()
+
+
+def pairs(relation: str, view: View, flip: bool = False) -> ir.Node:
+    """A binary relation's rows in a view as columns (c0, c1); ``flip`` swaps them."""
+    scan = ir.Scan(view.relation or relation, (ir.Col("c1"), ir.Col("c0")) if flip else (ir.Col("c0"), ir.Col("c1")),
+                   view.since, view.until, None, view.visible, view.deleted)
+    return ir.Project(scan, tuple((c, ir.Col(c)) for c in PAIR)) if flip else scan
+
+
+def column(plan: ir.Node, name: str, to: str = "c0") -> ir.Node:
+    return ir.Project(plan, ((to, ir.Col(name)),))
+
+
+def union(plans: Sequence[ir.Node], columns: tuple[str, ...] = PAIR) -> ir.Node:
+    plans = [p for p in plans if p is not None]
+    if not plans:
+        return ir.Values(columns, ())
+    return plans[0] if len(plans) == 1 else ir.Union_(tuple(plans))
+
+
+@dataclass
+class ClosureModule:
+    """The plug-ins of a closure module over R; subclasses say how a closure is computed."""
+
+    choice: ModuleChoice
+    stratum: Stratum
+    rules: tuple[RuleInfo, ...] = field(init=False)
+    predicates: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rules, self.predicates = self.choice.rules, self.stratum.predicates
+        self.r = self.choice.predicate
+        claimed = {id(info) for info in self.rules}
+        self.external = tuple(info for info in self.stratum.rules
+                              if info.head.predicate == self.r and id(info) not in claimed)
+
+    @property
+    def flip(self) -> bool:
+        return self.choice.flip
+
+    # ---- what subclasses define --------------------------------------------------------------
+
+    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+                grounded: bool = False) -> ir.Node:
+        """R's rows (for ``sources`` only, if given) that the external facts in ``view`` give; ``grounded``:
+        only the external facts of explicit facts and nonrecursive rules (see ``external_facts``)."""
+        raise NotImplementedError
+
+    def inputs(self, reasoning: Reasoning, view: View, negative: View) -> ir.Node:
+        """The facts whose change can change R (X_R; for a linear module the steps too), as (c0, c1)."""
+        return self.external_facts(reasoning, view, negative)
+
+    def step_predicates(self) -> tuple[str, ...]:
+        return ()
+
+    # ---- external facts and affected sources -------------------------------------------------
+
+    def external_facts(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        """X_R in a view: the explicit facts of R and the heads of R's other rules (negated atoms
+        checked in ``negative``), as (c0, c1), oriented as the module sees R.
+
+        ``grounded`` leaves out the rules of the same stratum (other modules'): during overdeletion
+        their facts may rest on R facts this module is about to delete (r :- q, q :- r, a cycle
+        of support), so what survives is decided on the nonrecursive support alone, as DRed^c's
+        overdeletion stops only at facts with a nonrecursive derivation (003 Definition 6's J_l);
+        facts the other rules still give come back through Red and insertion."""
+        parts: list[ir.Node] = []
+        explicit = explicit_relation(self.r)
+        if explicit in reasoning.backend.relations():
+            parts.append(pairs(explicit, view, self.flip))
+        recursive = {id(info) for info in self.stratum.recursive}
+        for info in self.external:
+            if grounded and id(info) in recursive:
+                continue
+            n = len(info.positive)
+            plan = rule_plan(info, [view] * n, reasoning, negative_views=[negative] * len(info.negative),
+                             inner_view=view)
+            parts.append(swap(plan) if self.flip else plan)
+        return union(parts)
+
+    def affected(self, reasoning: Reasoning, changed: ir.Node, view: View) -> ir.Node:
+        """Sources whose rows can change when ``changed`` edges appear or go: their tails and every
+        x with R(x, tail) in ``view`` (for a symmetric R: the tails' whole components)."""
+        tails = ir.Distinct(column(changed, "c0", "t"))
+        terms = (ir.Col("t"), ir.Col("c0")) if self.flip else (ir.Col("c0"), ir.Col("t"))
+        before = ir.Join(tails, ir.Scan(self.r, terms, view.since, view.until, None, view.visible, view.deleted),
+                         ("t",))
+        return ir.Distinct(ir.Union_((column(tails, "t"), column(before, "c0"))))
+
+    def rows_of(self, sources: ir.Node, view: View) -> ir.Node:
+        """R's rows in a view whose source is one of ``sources`` (probing R's index from the sources)."""
+        joined = ir.Join(sources, pairs(self.r, view, self.flip), ("c0",))
+        return ir.Project(joined, tuple((c, ir.Col(c)) for c in PAIR))
+
+    def oriented(self, plan: ir.Node) -> ir.Node:
+        """A plan in the module's orientation as R's columns."""
+        return swap(plan) if self.flip else plan
+
+    def changed_facts(self, windows: Sequence[View], predicates: set[str] | None = None) -> ir.Node:
+        """R's facts (and a linear module's steps of this stratum) in some views."""
+        names = [self.r] + [s for s in self.step_predicates() if s in self.predicates]
+        return union([pairs(p, w, self.flip) for p in names if predicates is None or p in predicates
+                      for w in windows])
+
+    # ---- Add, materialisation (003 Algorithm 2) ----------------------------------------------
+
+    def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
+        generation = reasoning.tick()
+        if any(since == 0 for since, _ in delta):
+            sources = None   # the first call: close everything
+        else:
+            sources = self.affected(reasoning, self.changed_facts([View(s, u) for s, u in delta]), NOW)
+        plan = self.oriented(self.closure(reasoning, NOW, NOW, sources))
+        derived = reasoning.derive(self.rules[0], plan, generation)
+        reasoning.round_done()
+        return [(generation, generation + 1)] if derived else []
+
+    # ---- the maintenance plug-ins (003 Algorithm 3) -------------------------------------------
+
+    def diff(self, update: Update, positive: set[str], negative: set[str], base: View, positive_delta: View,
+             negative_delta: View) -> RulePlans:
+        lower = [s for s in self.step_predicates() if s not in self.predicates and s in positive]
+        if not lower:
+            return
+        changed = union([pairs(s, positive_delta, self.flip) for s in lower])
+        if positive_delta == update.views.deleted:
+            yield self.rules[0], self.lost(update, changed)
+        else:
+            yield self.rules[0], self.gained(update, changed)
+
+    def delete(self, update: Update, previous: int, shrunk: set[str]) -> RulePlans:
+        """Del: the exact losses of the sources the deleted external facts affect."""
+        v = update.views
+        if not shrunk & ({self.r} | set(self.step_predicates())):
+            return
+        deleted = self.changed_facts([v.deleted_at(previous)], shrunk)
+        external = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
+        yield self.rules[0], self.lost(update, external)
+
+    def lost(self, update: Update, changed: ir.Node) -> ir.Node:
+        v = update.views
+        sources = self.affected(update.reasoning, changed, v.old)
+        kept = self.closure(update.reasoning, NOW, NOW, sources, grounded=True)
+        # the closure kernels' output is distinct: an anti-join, not a Difference (which sorts it first)
+        return self.oriented(ir.AntiJoin(self.rows_of(sources, v.surviving), kept, PAIR))
+
+    def rederive(self, update: Update, predicate: str) -> RulePlans:
+        """Red: the deleted R facts the surviving external facts still close to."""
+        if predicate != self.r:
+            return
+        v = update.views
+        deleted = pairs(self.r, v.deleted, self.flip)
+        sources = ir.Distinct(column(deleted, "c0"))
+        again = self.closure(update.reasoning, NOW, NOW, sources)
+        yield self.rules[0], self.oriented(ir.SemiJoin(again, deleted, PAIR))
+
+    def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
+        """Add during maintenance: the new closure of the sources the round's new external facts affect."""
+        names = {self.r} | {s for s in self.step_predicates() if s in self.predicates}
+        if not grown & names:
+            return
+        window = [View(generation, generation + 1, relation=deltas[p]) for p in sorted(grown & names)]
+        changed = union([pairs(p, w, self.flip) for p, w in zip(sorted(grown & names), window)])
+        external = ir.SemiJoin(changed, ir.Distinct(self.inputs(update.reasoning, NOW, NOW)), PAIR)
+        yield self.rules[0], self.gained(update, external)
+
+    def gained(self, update: Update, changed: ir.Node) -> ir.Node:
+        sources = self.affected(update.reasoning, changed, NOW)
+        return self.oriented(self.closure(update.reasoning, NOW, NOW, sources))
+
+
+def swap(plan: ir.Node) -> ir.Node:
+    """(c0, c1) -> (c1, c0), named c0, c1."""
+    return ir.Project(plan, (("c0", ir.Col("c1")), ("c1", ir.Col("c0"))))
+

@@ -1,0 +1,60 @@
+"""The transitive-closure modules of 003 section 5: nonlinear TC and the linear forms users write.
+
+``TransitiveModule``: R = X_R⁺ (003 Algorithms 4-6 recast as whole-closure plans); the closure
+is an ``ir.TransitiveClosure`` over the external facts, restricted to the affected sources
+during maintenance (modules/closure.py).
+
+``LinearModule``: ``R(x, y) :- E(x, y)`` and ``R(x, z) :- R(x, y), E(y, z)`` (for one or more
+step relations E, S their union): R = (S ∪ X_o)∘S* = S⁺ ∪ X_o ∪ X_o∘S⁺, where X_o are R's other
+facts (explicit, other rules). Left steps ``R(x, z) :- E(x, y), R(y, z)`` are the mirror image,
+computed on swapped columns. With no X_o (the usual case) the closure is S⁺ alone.
+"""
+
+from __future__ import annotations
+
+from deltalog.analysis.modules import base
+from deltalog.modules.closure import PAIR, ClosureModule, pairs, union
+from deltalog.plan import ir
+from deltalog.plan.rules import View
+from deltalog.reasoning.context import Reasoning
+
+
+class TransitiveModule(ClosureModule):
+    """R = X_R⁺ (003 section 5)."""
+
+    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+                grounded: bool = False) -> ir.Node:
+        return ir.TransitiveClosure(self.external_facts(reasoning, view, negative, grounded), sources)
+
+
+class LinearModule(ClosureModule):
+    """R = S⁺ ∪ X_o ∪ X_o∘S⁺ for right steps (mirrored for left steps)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        steps = set(self.choice.steps)
+        self.external = tuple(info for info in self.external if base(info, self.r) not in steps)
+
+    def step_predicates(self) -> tuple[str, ...]:
+        return self.choice.steps
+
+    def steps(self, view: View) -> ir.Node:
+        return union([pairs(s, view, self.flip) for s in self.choice.steps])
+
+    def inputs(self, reasoning: Reasoning, view: View, negative: View) -> ir.Node:
+        return union([self.steps(view), self.external_facts(reasoning, view, negative)])
+
+    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+                grounded: bool = False) -> ir.Node:
+        steps = self.steps(view)
+        reach = ir.TransitiveClosure(steps, sources)
+        other = self.external_facts(reasoning, view, negative, grounded)
+        if isinstance(other, ir.Values) and not other.rows:
+            return reach
+        if sources is not None:
+            other = ir.SemiJoin(other, sources, ("c0",))
+        other = ir.Distinct(other)
+        starts = ir.Distinct(ir.Project(other, (("c0", ir.Col("c1")),)))
+        onward = ir.Project(ir.TransitiveClosure(steps, starts), (("t", ir.Col("c0")), ("c1", ir.Col("c1"))))
+        through = ir.Join(ir.Project(other, (("c0", ir.Col("c0")), ("t", ir.Col("c1")))), onward, ("t",))
+        return union([reach, other, ir.Project(through, tuple((c, ir.Col(c)) for c in PAIR))])

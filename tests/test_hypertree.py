@@ -1,0 +1,219 @@
+"""The Yannakakis planner (plan/hypertree.py, 000 sections 2 and 4) and the combined mode (000 section 5).
+
+Golden plans pin the decomposition-based plans of the triangle, the PC rule and a 4-cycle; Hypothesis
+compares hd=all, hd=off and the naive reference on random programs with cyclic and long bodies
+(triangles, 4-cycles, chains of 6+ atoms, PC-like rules, negation, comparisons), for materialisation
+and every maintenance algorithm.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+from deltalog.api import Reasoner
+from deltalog.plan.combined import rule_path, rule_paths
+from deltalog.plan.hypertree import YannakakisPlanner
+from deltalog.plan.rules import FULL, rule_plan
+from deltalog.syntax.ast import Atom, Comparison, Constant, Negation, Program, Rule, Variable
+from reference import naive_materialise
+from strategies import DOMAIN, apply_update, rows, update_sequences
+from test_differential import nonempty, with_facts
+from test_maintenance import engine_state, python_rows
+from test_plans import PC, FixedStats, rule
+
+
+class HdStats(FixedStats):
+    planner = YannakakisPlanner()
+
+
+def hd_plan(text: str, windows, first=None, sizes=None, **options) -> str:
+    stats = HdStats(sizes or {"e": 1000, "cw": 1000, "ca": 1000, "pc": 100_000})
+    return str(rule_plan(rule(text), windows, stats, first=first, **options)).strip()
+
+
+def test_triangle_is_one_node():
+    """Width 2, one bag {X, Y, Z}: the in-node join of two atoms, the third a semi-join filter."""
+    assert hd_plan("t(X, Y, Z) :- e(X, Y), e(Y, Z), e(Z, X).", [(5, 6), FULL, FULL], first=0) == """\
+Project[c0=X, c1=Y, c2=Z]
+  SemiJoin[X, Z]
+    Join[Y]
+      Scan e(X, Y) gen[5:6)
+      Scan e(Y, Z) gen[0:)
+    Scan e(Z, X) gen[0:)"""
+
+
+def test_pc_rule_starts_at_the_delta_node():
+    """000 section 3: two nodes over {X, Y} (Z1, Z2 projected away inside their nodes); the tree is rooted
+    at the node of the delta pc(Z1, Y), whose rows seed the other node (the top-down pass from p_i of
+    000 Algorithm 4), and the two node relations are joined on (X, Y)."""
+    assert hd_plan(PC, [FULL, FULL, (5, 6), (0, 6)], first=2) == """\
+Project[c0=X, c1=Y]
+  Join[X, Y]
+    Distinct
+      Project[X=X, Y=Y]
+        Join[Z1]
+          Scan pc(Z1, Y) gen[5:6)
+          Scan cw(X, Z1) gen[0:)
+    Distinct
+      Project[X=X, Y=Y]
+        SemiJoin[Y, Z2]
+          Join[X]
+            Distinct
+              Project[X=X, Y=Y]
+                Join[Z1]
+                  Scan pc(Z1, Y) gen[5:6)
+                  Scan cw(X, Z1) gen[0:)
+            Scan ca(X, Z2) gen[0:)
+          Scan pc(Z2, Y) gen[0:6)"""
+
+
+def test_four_cycle_reduces_then_joins():
+    """A 4-cycle has width 2: bags {W, X, Y} (the delta's) and {W, Y, Z}; Y and W separate them."""
+    text = "s(X, Z) :- e(X, Y), e(Y, Z), e(Z, W), e(W, X)."
+    assert hd_plan(text, [(5, 6), FULL, FULL, FULL], first=0) == """\
+Project[c0=X, c1=Z]
+  Distinct
+    Project[X=X, Z=Z]
+      Join[W, Y]
+        Distinct
+          Project[W=W, X=X, Y=Y]
+            Join[X]
+              Scan e(X, Y) gen[5:6)
+              Scan e(W, X) gen[0:)
+        Distinct
+          SemiJoin[W, Z]
+            Join[Y]
+              Distinct
+                Project[W=W, Y=Y]
+                  Distinct
+                    Project[W=W, X=X, Y=Y]
+                      Join[X]
+                        Scan e(X, Y) gen[5:6)
+                        Scan e(W, X) gen[0:)
+              Scan e(Y, Z) gen[0:)
+            Scan e(Z, W) gen[0:)"""
+
+
+def test_counting_instances_fall_back_to_greedy():
+    """One row per rule instance (Counting, DRed/C) forbids projections: the greedy plan is used."""
+    text = "s(X, Z) :- e(X, Y), e(Y, Z), e(Z, W), e(W, X)."
+    windows = [(5, 6), FULL, FULL, FULL]
+    greedy = str(rule_plan(rule(text), windows, FixedStats({"e": 1000}), first=0, exact_instances=True))
+    assert hd_plan(text, windows, first=0, exact_instances=True) == greedy.strip()
+
+
+def test_negation_with_a_local_variable_and_a_comparison_go_to_a_node():
+    text = "s(X, Z) :- e(X, Y), e(Y, Z), e(Z, W), e(W, X), not f(X, V), X != Z."
+    plan = hd_plan(text, [FULL] * 4)
+    assert "AntiJoin[X]" in plan and "Filter[X != Z]" in plan
+
+
+def test_modes_choose_per_rule():
+    program = Reasoner("t(X, Y, Z) :- e(X, Y), e(Y, Z), e(Z, X).\np(X, Z) :- e(X, Y), e(Y, Z).\n"
+                       "q(X) :- e(X, X).", hd="auto")
+    assert sorted(program.rule_paths.values()) == ["hd", "standard", "standard"]
+    assert sorted(rule_paths(program.analysed, "all").values()) == ["hd", "hd", "standard"]
+    assert set(rule_paths(program.analysed, "off").values()) == {"standard"}
+    assert rule_path(rule(PC), "auto") == "hd"
+
+
+def test_unknown_mode_is_refused():
+    from deltalog.errors import UsageError
+    with pytest.raises(UsageError):
+        Reasoner("p(X) :- e(X).", hd="sometimes")
+
+
+# ---- Hypothesis: random cyclic and long bodies ---------------------------------------------------
+
+EDB = {"e": 2, "f": 2, "g": 1, "h": 3}
+V = [Variable(n) for n in "ABCDEFGHIJ"]
+
+
+def cycle(preds, names):
+    return [Atom(p, (names[i], names[(i + 1) % len(names)])) for i, p in enumerate(preds)]
+
+
+@st.composite
+def body(draw, binary: list[str]):
+    shape = draw(st.sampled_from(("triangle", "square", "chain", "pc", "ternary")))
+    pick = st.sampled_from(binary)
+    if shape == "triangle":
+        atoms = cycle([draw(pick) for _ in range(3)], V[:3])
+    elif shape == "square":
+        atoms = cycle([draw(pick) for _ in range(4)], V[:4])
+    elif shape == "chain":
+        n = draw(st.integers(6, 7))
+        atoms = [Atom(draw(pick), (V[i], V[i + 1])) for i in range(n)]
+    elif shape == "pc":
+        atoms = [Atom(draw(pick), (V[0], V[2])), Atom(draw(pick), (V[0], V[3])),
+                 Atom(draw(pick), (V[2], V[1])), Atom(draw(pick), (V[3], V[1]))]
+    else:   # a ternary atom closing a cycle, with a repeated variable or a constant somewhere
+        atoms = cycle([draw(pick) for _ in range(3)], V[:3]) + [Atom("h", (V[0], V[2], V[3]))]
+        if draw(st.booleans()):
+            atoms.append(Atom(draw(pick), (V[3], draw(st.sampled_from((V[3], Constant(1, "int")))))))
+    used = sorted({t.name for a in atoms for t in a.terms if isinstance(t, Variable)})
+    extra = []
+    if draw(st.booleans()):
+        x, y = draw(st.sampled_from(used)), draw(st.sampled_from(used))
+        extra.append(Comparison(draw(st.sampled_from(("!=", "<", "<="))), Variable(x), Variable(y)))
+    if draw(st.booleans()):
+        x = draw(st.sampled_from(used))
+        local = draw(st.booleans())
+        extra.append(Negation(Atom("f", (Variable(x), Variable("Z") if local else Variable(draw(st.sampled_from(used)))))))
+    if draw(st.booleans()):
+        extra.append(Negation(Atom("g", (Variable(draw(st.sampled_from(used))),))))
+    head_vars = draw(st.lists(st.sampled_from(used), min_size=2, max_size=2))
+    return atoms + extra, head_vars
+
+
+@st.composite
+def cyclic_programs(draw):
+    """1-3 rules over e/f/g/h; p binary (recursive when a body uses it), q above p (may negate it)."""
+    rules = []
+    for _ in range(draw(st.integers(1, 3))):
+        head = draw(st.sampled_from(("p", "q")))
+        binary = ["e", "f", "p"] if head == "p" else ["e", "p", "q"]
+        literals, head_vars = draw(body(binary))
+        if head == "q" and draw(st.booleans()):
+            literals.append(Negation(Atom("p", (Variable(head_vars[0]), Variable(head_vars[1])))))
+        rules.append(Rule(Atom(head, tuple(Variable(v) for v in head_vars)), tuple(literals)))
+    rules.append(Rule(Atom("p", (V[0], V[1])), (Atom("e", (V[0], V[1])),)))
+    program = Program(rules=tuple(rules))
+    domain = len(DOMAIN) - 2
+    facts = {p: draw(rows(arity, 12 if arity == 2 else 5, domain)) for p, arity in EDB.items()}
+    return program, facts
+
+
+def state(program, facts, hd, algorithm=None, batches=()):
+    reasoner = Reasoner(with_facts(program, facts), hd=hd)
+    reasoner.materialise()
+    for add, delete in batches:
+        reasoner.update(add={p: python_rows(r) for p, r in add.items() if r},
+                        delete={p: python_rows(r) for p, r in delete.items() if r}, algorithm=algorithm)
+    return engine_state(reasoner, [p for p in ("p", "q") if p in reasoner.analysed.arities])
+
+
+@settings(max_examples=80, deadline=None)
+@given(cyclic_programs())
+def test_materialisation_hd_all_equals_off_and_naive(case):
+    program, facts = case
+    note(str(with_facts(program, facts)))
+    expected = nonempty({p: naive_materialise(program, facts).get(p, set()) for p in ("p", "q")})
+    assert state(program, facts, "all") == expected
+    assert state(program, facts, "off") == expected
+
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc", "counting", "fbf", "auto"])
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_maintenance_hd_all_equals_naive(algorithm, data):
+    program, facts = data.draw(cyclic_programs())
+    batches = data.draw(update_sequences(facts, program, 3))
+    note(str(with_facts(program, facts)))
+    final = facts
+    for add, delete in batches:
+        final = apply_update(final, add, delete)
+    expected = nonempty({p: naive_materialise(program, final).get(p, set()) for p in ("p", "q")})
+    assert state(program, facts, "all", algorithm, batches) == expected
