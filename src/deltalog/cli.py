@@ -216,6 +216,8 @@ def _backend(args):
     args.spark_backend = SparkBackend(master=args.master, driver_memory=args.driver_memory,
                                       checkpoint_dir=args.checkpoint_dir, checkpoint_near=getattr(args, "out", None),
                                       quiet=getattr(args, "quiet", False))
+    if getattr(args, "offload_rows", None) is not None:   # closure nodes on the driver obey the same bound
+        args.spark_backend.closure_driver_rows = max(args.offload_rows, 0)
     return args.spark_backend
 
 

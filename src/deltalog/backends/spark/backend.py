@@ -14,13 +14,15 @@ from deltalog.plan.ir import Node, Values
 from deltalog.backends.spark import store
 from deltalog.backends.spark.codec import decode_table, tag_frame, tag_table, text_frame, typed_frame, typed_rows
 from deltalog.backends.spark.errors import translated
-from deltalog.backends.spark.execute import BROADCAST_ROWS, Context, frame, input_size, names_of, values_table
+from deltalog.backends.spark.execute import (BROADCAST_ROWS, Context, frame, input_size, names_of, unique_rows,
+                                             values_table)
 from deltalog.backends.spark.expressions import column
 from deltalog.backends.spark.relation import SparkRelation
 from deltalog.backends.spark.checkpoints import choose as choose_checkpoints
 from deltalog.backends.spark.executors import prepare as prepare_executors
 from deltalog.backends.spark.session import created_by_deltalog, get_session, with_required_settings
 from deltalog.backends.spark.transfer import arrow_frame
+from deltalog.backends.spark.closure import driver_rows_default as closure_driver_rows
 
 
 @with_required_settings
@@ -50,6 +52,12 @@ class SparkBackend(FrameLoading, Offloading):
         self._distinct: dict[tuple[str, tuple[int, ...]], tuple[int, int]] = {}
         self.broadcast_rows = BROADCAST_ROWS
         self.actions = 0   # Spark jobs this backend asked for (checkpoints, collects): what a round costs
+        # closure nodes (closure.py): the driver path's bound (the offload bound), the executor path's, a forced
+        # strategy ("driver", "executors", "joins"; None: chosen by size) and what each node did
+        self.closure_driver_rows = closure_driver_rows()
+        self.closure_broadcast_rows = BROADCAST_ROWS
+        self.closure_strategy: str | None = None
+        self.closure_log: list = []
 
     def close(self) -> None:
         """Remove the checkpoint files this backend created (its relations are unusable afterwards)."""
@@ -72,7 +80,8 @@ class SparkBackend(FrameLoading, Offloading):
         return self._relations[relation]
 
     def _context(self, metrics: MutableMapping[str, int] | None = None) -> Context:
-        return Context(self.spark, self._relations, [] if metrics is not None else None, self.broadcast_rows)
+        return Context(self.spark, self._relations, [] if metrics is not None else None, self.broadcast_rows,
+                       backend=self)
 
     def checkpoint(self, rows: DataFrame) -> DataFrame:
         """Materialise and cut the lineage (one Spark job), so later plans do not recompute it."""
@@ -95,7 +104,7 @@ class SparkBackend(FrameLoading, Offloading):
             return self.import_rows(relation=relation, table=table, generation=generation)
         ctx = self._context(metrics)
         added = store.insert(self, target, self._head_rows(plan, target, ctx), generation, revive_since,
-                             input_size(plan, ctx))
+                             input_size(plan, ctx), unique=unique_rows(plan))
         store.collect_metrics(ctx, metrics)
         return added
 

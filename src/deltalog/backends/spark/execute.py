@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import reduce, singledispatch
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, Observation, SparkSession, functions as F
@@ -34,6 +35,7 @@ class Context:
     relations: dict[str, SparkRelation]
     observations: list[tuple[str, Observation]] | None = None
     broadcast_rows: int = BROADCAST_ROWS
+    backend: Any = None          # the SparkBackend (closure nodes run jobs and checkpoint: closure.py)
     _empty: dict = field(default_factory=dict)
 
     def observe(self, frame: DataFrame, label: str | None) -> DataFrame:
@@ -119,9 +121,21 @@ def input_size(node: ir.Node, ctx: Context) -> int | None:
     """The rows a plan reads (its leaves), a proxy for how big its work is (joins may produce more)."""
     if isinstance(node, (ir.Scan, ir.Values)):
         return estimate(node, ctx)
+    if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs)):
+        return None                                  # the output may be quadratic in the input
     sizes = [input_size(child, ctx) for child in node.children()]
     known = [size for size in sizes if size is not None]
     return sum(known) if len(known) == len(sizes) else None
+
+
+def unique_rows(node: ir.Node) -> bool:
+    """Whether a plan's rows are distinct by construction (the insert then needs no ``distinct`` shuffle)."""
+    if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs)):
+        return True
+    if isinstance(node, ir.Project):
+        kept = [t.name for _, t in node.outputs if isinstance(t, ir.Col)]
+        return len(kept) == len(node.outputs) and set(kept) == set(node.input.columns) and unique_rows(node.input)
+    return False
 
 
 def small(node: ir.Node, frame_: DataFrame, ctx: Context) -> DataFrame:
@@ -207,3 +221,6 @@ def _difference(node: ir.Difference, ctx: Context) -> DataFrame:
 @translate.register
 def _aggregate(node: ir.Aggregate, ctx: Context) -> DataFrame:
     return aggregate(translate(node.input, ctx), node.group_by, node.function, node.argument, node.output)
+
+
+from deltalog.backends.spark import closure  # noqa: E402,F401  (registers TransitiveClosure, ComponentPairs)

@@ -55,10 +55,11 @@ def distinct(rows: DataFrame, estimate: int | None) -> DataFrame:
 
 
 def insert(backend, target: SparkRelation, rows: DataFrame, generation: int, revive_since: int | None,
-           estimate: int | None = None) -> int:
+           estimate: int | None = None, unique: bool = False) -> int:
     """Store the rows that are not live yet at ``generation`` (reviving recently deleted ones if asked);
-    ``estimate`` bounds the input's size where it is known."""
-    rows = distinct(rows, estimate)
+    ``estimate`` bounds the input's size where it is known; ``unique``: the rows are distinct already."""
+    if not unique:
+        rows = distinct(rows, estimate)
     live = live_side(backend, target)
     if live is not None:
         rows = rows.join(live, target.names, "left_anti")
