@@ -177,7 +177,8 @@ def test_a_cluster_that_cannot_run_the_application_fails_in_seconds(cluster, tmp
 
 
 def test_a_worker_lost_mid_run_is_survived(cluster, tmp_path):
-    """Two workers; one is killed (with its executor) once the run has checkpointed a few rounds."""
+    """Two workers; one is killed (with its executor) once the run has checkpointed a few rounds
+    (seminaive rounds: ``--modules none``, or the closure module would close the chains in one step)."""
     program = chains(tmp_path / "facts", chains=4, length=40)     # 40 rounds on the Spark executor
     killed: list[int] = []
 
@@ -189,7 +190,8 @@ def test_a_worker_lost_mid_run_is_survived(cluster, tmp_path):
             killed.append(busy[0])
 
     result = submit(cluster, tmp_path, "run", str(program), "--facts", str(tmp_path / "facts"), "--out",
-                    str(tmp_path / "out"), "--offload-rows", "0", "--quiet", wait=420, watch=kill_when_running)
+                    str(tmp_path / "out"), "--offload-rows", "0", "--modules", "none", "--quiet", wait=420,
+                    watch=kill_when_running)
     assert killed, "the run ended before a worker could be killed"
     assert result.returncode == 0, result.stderr[-3000:]
     assert sorted_text(tmp_path / "out" / "path.tsv") == embedded(program, tmp_path / "facts", tmp_path / "local")
