@@ -24,6 +24,13 @@ The plug-ins, all as plans over the stored relations that the algorithm layer ro
   read lower relations, whose changes are handled like external facts.
 - insert (Add during maintenance): the new closure of the affected sources; the algorithm
   keeps only the facts that are new.
+
+An *irreflexive* module (``x != z`` on its transitivity or step rules, analysis/modules.py) gives
+the closure pairs (x, y) with x != y and the diagonal facts of X_R (``closure``); every plug-in
+above works unchanged on that. The proof (a simple path between distinct nodes) needs distinct
+constants to compare unequal, which fails for an int and a float of the same value (``1 != 1.0``
+is false, docs/semantics.md): while the backend may hold both kinds, the module hands every
+plug-in to seminaive evaluation of its rules (``ties``), which needs no such argument.
 """
 
 from __future__ import annotations
@@ -33,7 +40,9 @@ from typing import Sequence
 
 from deltalog.analysis.modules import ModuleChoice
 from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.backends.base import Backend, EncodedColumns
 from deltalog.modules.base import RulePlans, Window
+from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import Reasoning
@@ -82,17 +91,42 @@ class ClosureModule:
     def flip(self) -> bool:
         return self.choice.flip
 
+    def ties(self, backend: Backend) -> SeminaiveModule | None:
+        """For an irreflexive module while two different constants may compare equal (an int and a
+        float of the same value, both interned; any backend that does not say): the seminaive module
+        of its rules, which every plug-in then delegates to."""
+        if not self.choice.irreflexive:
+            return None
+        if isinstance(backend, EncodedColumns) and not numeric_ties(backend.dictionary):
+            return None
+        return SeminaiveModule(self.rules, self.predicates)
+
     # ---- what subclasses define --------------------------------------------------------------
+
+    def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+              grounded: bool = False) -> ir.Node:
+        """The closure of the module's inputs as if its rules had no ``!=`` (for ``sources`` only, if
+        given); ``grounded``: only the external facts of explicit facts and nonrecursive rules (see
+        ``external_facts``)."""
+        raise NotImplementedError
 
     def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
                 grounded: bool = False) -> ir.Node:
-        """R's rows (for ``sources`` only, if given) that the external facts in ``view`` give; ``grounded``:
-        only the external facts of explicit facts and nonrecursive rules (see ``external_facts``)."""
-        raise NotImplementedError
+        """R's rows (for ``sources`` only, if given) that the external facts in ``view`` give: ``reach``,
+        for an irreflexive module its pairs x != y and the diagonal facts of the inputs."""
+        full = self.reach(reasoning, view, negative, sources, grounded)
+        if not self.choice.irreflexive:
+            return full
+        given = self.inputs(reasoning, view, negative, grounded)
+        if sources is not None:
+            given = ir.SemiJoin(given, sources, ("c0",))
+        apart = ir.Filter(full, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
+        diagonal = ir.Distinct(ir.Filter(given, ir.Compare("same", ir.Col("c0"), ir.Col("c1"))))
+        return ir.Union_((apart, diagonal))
 
-    def inputs(self, reasoning: Reasoning, view: View, negative: View) -> ir.Node:
+    def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
         """The facts whose change can change R (X_R; for a linear module the steps too), as (c0, c1)."""
-        return self.external_facts(reasoning, view, negative)
+        return self.external_facts(reasoning, view, negative, grounded)
 
     def step_predicates(self) -> tuple[str, ...]:
         return ()
@@ -149,6 +183,8 @@ class ClosureModule:
     # ---- Add, materialisation (003 Algorithm 2) ----------------------------------------------
 
     def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
+        if seminaive := self.ties(reasoning.backend):
+            return seminaive.add(reasoning, delta)
         generation = reasoning.tick()
         if any(since == 0 for since, _ in delta):
             sources = None   # the first call: close everything
@@ -163,6 +199,9 @@ class ClosureModule:
 
     def diff(self, update: Update, positive: set[str], negative: set[str], base: View, positive_delta: View,
              negative_delta: View) -> RulePlans:
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.diff(update, positive, negative, base, positive_delta, negative_delta)
+            return
         lower = [s for s in self.step_predicates() if s not in self.predicates and s in positive]
         if not lower:
             return
@@ -174,6 +213,9 @@ class ClosureModule:
 
     def delete(self, update: Update, previous: int, shrunk: set[str]) -> RulePlans:
         """Del: the exact losses of the sources the deleted external facts affect."""
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.delete(update, previous, shrunk)
+            return
         v = update.views
         if not shrunk & ({self.r} | set(self.step_predicates())):
             return
@@ -190,6 +232,9 @@ class ClosureModule:
 
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """Red: the deleted R facts the surviving external facts still close to."""
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.rederive(update, predicate)
+            return
         if predicate != self.r:
             return
         v = update.views
@@ -200,6 +245,9 @@ class ClosureModule:
 
     def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.insert(update, deltas, generation, grown)
+            return
         names = {self.r} | {s for s in self.step_predicates() if s in self.predicates}
         if not grown & names:
             return
@@ -217,3 +265,10 @@ def swap(plan: ir.Node) -> ir.Node:
     """(c0, c1) -> (c1, c0), named c0, c1."""
     return ir.Project(plan, (("c0", ir.Col("c1")), ("c1", ir.Col("c0"))))
 
+
+
+def numeric_ties(dictionary) -> bool:
+    """Whether the dictionary holds an int and a float constant (which may be equal numerically)."""
+    from deltalog.storage.values import FLOAT, INT
+    kinds = dictionary.kinds.view()
+    return bool((kinds == FLOAT).any() and (kinds == INT).any())

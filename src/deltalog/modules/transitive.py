@@ -22,8 +22,8 @@ from deltalog.reasoning.context import Reasoning
 class TransitiveModule(ClosureModule):
     """R = X_R⁺ (003 section 5)."""
 
-    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
-                grounded: bool = False) -> ir.Node:
+    def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+              grounded: bool = False) -> ir.Node:
         return ir.TransitiveClosure(self.external_facts(reasoning, view, negative, grounded), sources)
 
 
@@ -41,11 +41,11 @@ class LinearModule(ClosureModule):
     def steps(self, view: View) -> ir.Node:
         return union([pairs(s, view, self.flip) for s in self.choice.steps])
 
-    def inputs(self, reasoning: Reasoning, view: View, negative: View) -> ir.Node:
-        return union([self.steps(view), self.external_facts(reasoning, view, negative)])
+    def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        return union([self.steps(view), self.external_facts(reasoning, view, negative, grounded)])
 
-    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
-                grounded: bool = False) -> ir.Node:
+    def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+              grounded: bool = False) -> ir.Node:
         steps = self.steps(view)
         reach = ir.TransitiveClosure(steps, sources)
         other = self.external_facts(reasoning, view, negative, grounded)
