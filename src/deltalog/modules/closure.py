@@ -55,9 +55,16 @@ NOW = View()
 
 def pairs(relation: str, view: View, flip: bool = False) -> ir.Node:
     """A binary relation's rows in a view as columns (c0, c1); ``flip`` swaps them."""
-    scan = ir.Scan(view.relation or relation, (ir.Col("c1"), ir.Col("c0")) if flip else (ir.Col("c0"), ir.Col("c1")),
-                   view.since, view.until, None, view.visible, view.deleted)
+    scan = keyed(relation, view, flip)
     return ir.Project(scan, tuple((c, ir.Col(c)) for c in PAIR)) if flip else scan
+
+
+def keyed(relation: str, view: View, flip: bool = False) -> ir.Scan:
+    """The same rows as a bare scan (its columns (c1, c0) when flipped): the right side of a join by
+    column names, which the executor probes through the relation's own index instead of indexing a
+    projection's copy of the rows."""
+    return ir.Scan(view.relation or relation, (ir.Col("c1"), ir.Col("c0")) if flip else (ir.Col("c0"), ir.Col("c1")),
+                   view.since, view.until, None, view.visible, view.deleted)
 
 
 def column(plan: ir.Node, name: str, to: str = "c0") -> ir.Node:
@@ -117,9 +124,21 @@ class ClosureModule:
         full = self.reach(reasoning, view, negative, sources, grounded)
         if not self.choice.irreflexive:
             return full
-        given = self.inputs(reasoning, view, negative, grounded)
-        if sources is not None:
-            given = ir.SemiJoin(given, sources, ("c0",))
+        return self.irreflexive(full, self.inputs(reasoning, view, negative, grounded), sources, "c0")
+
+    def closure_to(self, reasoning: Reasoning, targets: ir.Node, grounded: bool = False) -> ir.Node:
+        """R's rows (x, z) now for z among ``targets``, for a module whose closure is over paths of its
+        inputs (``paths``): the closure of the reversed inputs from the targets, reversed."""
+        given = self.inputs(reasoning, NOW, NOW, grounded)
+        full = swap(ir.TransitiveClosure(swap(given), targets))
+        return self.irreflexive(full, given, targets, "c1") if self.choice.irreflexive else full
+
+    @staticmethod
+    def irreflexive(full: ir.Node, given: ir.Node, keys: ir.Node | None, column: str) -> ir.Node:
+        """An irreflexive module's rows: the pairs x != y of ``full`` and the diagonal facts of its inputs
+        ``given`` (those whose ``column`` is among ``keys``, if given)."""
+        if keys is not None:
+            given = ir.SemiJoin(given, ir.Project(keys, ((column, ir.Col(keys.columns[0])),)), (column,))
         apart = ir.Filter(full, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
         diagonal = ir.Distinct(ir.Filter(given, ir.Compare("same", ir.Col("c0"), ir.Col("c1"))))
         return ir.Union_((apart, diagonal))
@@ -167,7 +186,7 @@ class ClosureModule:
 
     def rows_of(self, sources: ir.Node, view: View) -> ir.Node:
         """R's rows in a view whose source is one of ``sources`` (probing R's index from the sources)."""
-        joined = ir.Join(sources, pairs(self.r, view, self.flip), ("c0",))
+        joined = ir.Join(sources, keyed(self.r, view, self.flip), ("c0",))
         return ir.Project(joined, tuple((c, ir.Col(c)) for c in PAIR))
 
     def oriented(self, plan: ir.Node) -> ir.Node:
@@ -219,16 +238,54 @@ class ClosureModule:
         v = update.views
         if not shrunk & ({self.r} | set(self.step_predicates())):
             return
-        deleted = self.changed_facts([v.deleted_at(previous)], shrunk)
-        external = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
-        yield self.rules[0], self.lost(update, external)
+        # R's deleted facts that were external (the others the module deleted itself: Δ \ Δ_i) and
+        # the deleted steps of this stratum; lower steps went through Diff already
+        deleted = self.changed_facts([v.deleted_at(previous)], shrunk & {self.r})
+        external = ir.SemiJoin(deleted, ir.Distinct(self.external_facts(update.reasoning, v.old, v.old)), PAIR)
+        steps = self.changed_facts([v.deleted_at(previous)], shrunk - {self.r})
+        yield self.rules[0], self.lost(update, union([external, steps]))
 
     def lost(self, update: Update, changed: ir.Node) -> ir.Node:
         v = update.views
-        sources = self.affected(update.reasoning, changed, v.old)
+        if not self.paths(update.reasoning):
+            return self.oriented(self.lost_rows(update, self.affected(update.reasoning, changed, v.old)))
+        # (x, z) is lost only if some tail u with R(x, u) (or x = u) loses z itself (``paths``): the
+        # candidates are those pairs, checked against the closure into the lost targets
+        starts = ir.Distinct(column(changed, "c0"))
+        # the tails' old rows are the closure of the old inputs (no rule of the stratum gives one), so
+        # no index of R by source is needed; the candidates are checked against R's rows below
+        before = self.closure(update.reasoning, v.old, v.old, starts)
+        tails = ir.AntiJoin(before, self.closure(update.reasoning, NOW, NOW, starts, grounded=True), PAIR)
+        onward = self.onward(tails, v.old)
+        candidates = ir.SemiJoin(ir.Distinct(union([tails, onward])), keyed(self.r, v.surviving, self.flip), PAIR)
+        kept = self.closure_to(update.reasoning, ir.Distinct(column(tails, "c1")), grounded=True)
+        return self.oriented(ir.AntiJoin(candidates, kept, PAIR))
+
+    def onward(self, pairs_of_tails: ir.Node, view: View) -> ir.Node:
+        """(x, z) for every (t, z) of ``pairs_of_tails`` and x with R(x, t) in ``view``."""
+        reaching = ir.Scan(self.r, (ir.Col("t"), ir.Col("x")) if self.flip else (ir.Col("x"), ir.Col("t")),
+                           view.since, view.until, None, view.visible, view.deleted)   # R(x, t)
+        ends = ir.Project(pairs_of_tails, (("t", ir.Col("c0")), ("z", ir.Col("c1"))))
+        return ir.Project(ir.Join(ends, reaching, ("t",)), (("c0", ir.Col("x")), ("c1", ir.Col("z"))))
+
+    def paths(self, reasoning: Reasoning) -> bool:
+        """Whether R(x, z) holds exactly when a path of external facts leads from x to z and every
+        external fact is grounded (no rule of the stratum gives one). Then a pair (x, z) the update
+        takes away is lost by a tail u of a deleted fact too: on an old path from x to z, the first
+        fact missing now is (u, v), x still reaches u, so u cannot reach z any more. Del then checks
+        the pairs (x, z) with R(x, u) and z a target u lost only, not every row of every ancestor of
+        a tail (DAG-R: most tails still reach every target through other edges, and the others lose
+        a few). Subclasses whose closure is not over paths say False."""
+        recursive = {id(info) for info in self.stratum.recursive}
+        return not any(id(info) in recursive for info in self.external)
+
+    def lost_rows(self, update: Update, sources: ir.Node) -> ir.Node:
+        """R's surviving rows of ``sources`` that the grounded external facts of the new state do not give
+        (in the module's orientation)."""
+        v = update.views
         kept = self.closure(update.reasoning, NOW, NOW, sources, grounded=True)
         # the closure kernels' output is distinct: an anti-join, not a Difference (which sorts it first)
-        return self.oriented(ir.AntiJoin(self.rows_of(sources, v.surviving), kept, PAIR))
+        return ir.AntiJoin(self.rows_of(sources, v.surviving), kept, PAIR)
 
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """Red: the deleted R facts the surviving external facts still close to."""
@@ -241,7 +298,7 @@ class ClosureModule:
         deleted = pairs(self.r, v.deleted, self.flip)
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
-        yield self.rules[0], self.oriented(ir.SemiJoin(again, deleted, PAIR))
+        yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
 
     def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""
@@ -254,11 +311,26 @@ class ClosureModule:
         window = [View(generation, generation + 1, relation=deltas[p]) for p in sorted(grown & names)]
         changed = union([pairs(p, w, self.flip) for p, w in zip(sorted(grown & names), window)])
         external = ir.SemiJoin(changed, ir.Distinct(self.inputs(update.reasoning, NOW, NOW)), PAIR)
-        yield self.rules[0], self.gained(update, external)
+        yield self.rules[0], self.gained(update, external, changed)
 
-    def gained(self, update: Update, changed: ir.Node) -> ir.Node:
-        sources = self.affected(update.reasoning, changed, NOW)
-        return self.oriented(self.closure(update.reasoning, NOW, NOW, sources))
+    def gained(self, update: Update, changed: ir.Node, recent: ir.Node | None = None) -> ir.Node:
+        """The closure's new rows from the ``changed`` external facts; ``recent``: the R facts (and steps)
+        stored this round, which R holds already but which are new."""
+        reasoning = update.reasoning
+        if not self.paths(reasoning):
+            sources = self.affected(reasoning, changed, NOW)
+            return self.oriented(self.closure(reasoning, NOW, NOW, sources))
+        # the mirror of ``lost``: on a new path from x to z, before the first new fact (u, v) x reaches u
+        # (or is u), so u gains z itself; the candidates are the tails' gains and their R-ancestors'
+        starts = ir.Distinct(column(changed, "c0"))
+        reach = ir.Distinct(self.closure(reasoning, NOW, NOW, starts))
+        fresh: ir.Node = ir.AntiJoin(reach, keyed(self.r, NOW, self.flip), PAIR)
+        if recent is not None:
+            fresh = union([fresh, ir.SemiJoin(reach, ir.Distinct(recent), PAIR)])
+        onward = self.onward(fresh, NOW)
+        if self.choice.irreflexive:   # (x, x) only from the external facts, which ``fresh`` has
+            onward = ir.Filter(onward, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
+        return self.oriented(ir.Distinct(union([fresh, onward])))
 
 
 def swap(plan: ir.Node) -> ir.Node:

@@ -17,6 +17,7 @@ from deltalog.modules.closure import PAIR, ClosureModule, pairs, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.workspace import explicit_relation
 
 
 class TransitiveModule(ClosureModule):
@@ -43,6 +44,13 @@ class LinearModule(ClosureModule):
 
     def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
         return union([self.steps(view), self.external_facts(reasoning, view, negative, grounded)])
+
+    def paths(self, reasoning: Reasoning) -> bool:
+        """Paths of steps only: with other facts X_o, a path's first fact may be one, the others not."""
+        if self.external:
+            return False
+        explicit = explicit_relation(self.r)
+        return explicit not in reasoning.backend.relations() or not reasoning.backend.count(relation=explicit)
 
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
