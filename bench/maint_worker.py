@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import time
 import traceback
 from typing import Any
@@ -15,11 +16,12 @@ from maint_sampling import SAMPLERS, FactTable
 
 
 def build(program: str, facts: dict[str, pl.DataFrame]) -> tuple[Any, dict]:
-    """A fresh Reasoner over the facts, materialised; with the wall times of loading and of materialise()."""
+    """A fresh Reasoner over the facts, materialised; with the wall times of loading and of materialise().
+    ``DELTALOG_MODULES`` (auto or none) chooses the closure modules (issue 13), default auto."""
     from deltalog.api import Reasoner
     gc.collect()
     started = time.perf_counter()
-    reasoner = Reasoner(program)
+    reasoner = Reasoner(program, modules=os.environ.get("DELTALOG_MODULES", "auto"))
     reasoner.load_tables(facts)
     loaded = time.perf_counter()
     reasoner.materialise()

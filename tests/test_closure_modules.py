@@ -37,13 +37,32 @@ def kinds(text: str, modules: str = "auto") -> list[tuple[str, str]]:
     ("p(X,Y) :- f(X,Y). p(X,Z) :- p(X,Y), e(Y,Z).", [("seminaive", "")]),
     # steps of both directions, a constant, a repeated variable, a filter: seminaive
     ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), e(Y,Z). p(X,Z) :- e(X,Y), p(Y,Z).", [("seminaive", "")]),
-    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), p(Y,Z), X != Z.", [("seminaive", "")]),
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), p(Y,Z), X = Z.", [("seminaive", "")]),
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), p(Y,Z), X != Y.", [("seminaive", "")]),   # not the head's
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), p(Y,Z), X != Z, X != 1.", [("seminaive", "")]),
+    # mixed filtered and unfiltered steps: not one shape
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), e(Y,Z), X != Z. p(X,Z) :- p(X,Y), f(Y,Z). p(X,Y) :- f(X,Y).",
+     [("seminaive", "")]),
     ("p(X,Y) :- e(X,Y). p(X,X) :- p(X,Y), p(Y,X).", [("seminaive", "")]),
     ("p(X,Y) :- e(X,Y). p(1,Z) :- p(1,Y), p(Y,Z).", [("seminaive", "")]),
 ])
 def test_closure_shapes_are_recognised_exactly(text, expected):
     assert kinds(text) == expected
     assert {k for k, _ in kinds(text, modules="none")} == {"seminaive"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), p(Y,Z), X != Z.", "irreflexive transitive p: rule 1"),
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(Y,Z), p(X,Y), Z != X.", "irreflexive transitive p: rule 1"),
+    ("p(X,Y) :- e(X,Y). p(X,Y) :- p(Y,X). p(X,Y) :- p(X,Z), p(Z,Y), X != Y.",
+     "irreflexive symmetric-transitive p: rule 2, rule 1"),
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- p(X,Y), e(Y,Z), X != Z.", "irreflexive linear-transitive p over e: rule 1"),
+    ("p(X,Y) :- e(X,Y). p(X,Z) :- e(X,Y), p(Y,Z), X != Z.",
+     "irreflexive linear-transitive p over e (left steps): rule 1"),
+])
+def test_irreflexive_closure_shapes(text, expected):
+    """RS1/RS2's transitivity with ``!=`` on the head's variables (003's closures minus the diagonal)."""
+    assert [c.describe() for s in analyse(parse(text)).strata for c in s.modules] == [expected]
 
 
 def test_other_rules_of_the_stratum_stay_seminaive():
@@ -115,6 +134,13 @@ SHAPES = {
     "two steps": "r(X,Y) :- e(X,Y). r(X,Y) :- d(X,Y). r(X,Z) :- r(X,Y), e(Y,Z). r(X,Z) :- r(X,Y), d(Y,Z).",
     "symmetric": "r(X,Y) :- e(X,Y). r(X,Y) :- r(Y,X). r(X,Z) :- r(X,Y), r(Y,Z).",
     "implied steps": "r(X,Y) :- e(X,Y). r(X,Z) :- r(X,Y), r(Y,Z). r(X,Z) :- r(X,Y), e(Y,Z).",
+    "irreflexive": "r(X,Y) :- e(X,Y). r(X,Z) :- r(X,Y), r(Y,Z), X != Z.",
+    "irreflexive symmetric": "r(X,Y) :- e(X,Y). r(X,Y) :- r(Y,X). r(X,Y) :- r(X,Z), r(Z,Y), X != Y.",
+    "irreflexive linear": "r(X,Y) :- e(X,Y). r(X,Z) :- r(X,Y), e(Y,Z), X != Z.",
+    "irreflexive left": "r(X,Y) :- e(X,Y). r(X,Y) :- d(X,Y). r(X,Z) :- e(X,Y), r(Y,Z), Z != X. "
+                        "r(X,Z) :- d(X,Y), r(Y,Z), X != Z.",
+    "irreflexive implied steps": "r(X,Y) :- e(X,Y). r(X,Z) :- r(X,Y), r(Y,Z), X != Z. "
+                                 "r(X,Z) :- r(X,Y), e(Y,Z), X != Z.",
 }
 EXTRAS = {
     "external": "r(X,Y) :- d(X,Y), !f(X).",                   # other rules feeding X_R, with negation
@@ -160,6 +186,37 @@ def test_closure_modules_equal_seminaive_and_naive(algorithm, case):
         facts = apply_update(facts, add, delete)
         expected = nonempty(naive_materialise(program, facts))
         assert {m: engine_state(r) for m, r in reasoners.items()} == {"auto": expected, "none": expected}
+
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc", "auto"])
+@pytest.mark.parametrize("shape", ["irreflexive", "irreflexive symmetric", "irreflexive linear"])
+def test_irreflexive_closure_with_equal_numbers(shape, algorithm):
+    """1 != 1.0 is false although they are different constants: the simple-path argument of the
+    irreflexive closure fails, and the module evaluates its rules seminaively instead."""
+    text = SHAPES[shape] + " e(1, 2.0). e(2.0, 1.0). e(1.0, 2). e(2, 3). e(3, 3)."
+    auto, none = state(text, "auto"), state(text, "none")
+    assert rows_of(auto, "r") == rows_of(none, "r")
+    for add, delete in [({"e": [(3, 1)]}, {}), ({}, {"e": [(2.0, 1.0)]}), ({"e": [(2.0, 1.0)]}, {"e": [(2, 3)]})]:
+        for reasoner in (auto, none):
+            reasoner.update(add=add, delete=delete, algorithm=algorithm)
+        assert rows_of(auto, "r") == rows_of(none, "r")
+
+
+def test_rs2_irreflexive_modules_equal_seminaive():
+    """RS2 (examples/rs2): p11 (symmetric) and p12 are irreflexive closures; deletions and re-additions."""
+    from pathlib import Path
+    root = Path(__file__).parent.parent / "examples" / "rs2"
+    reasoners = {m: Reasoner(root / "program.dl", modules=m) for m in ("auto", "none")}
+    for reasoner in reasoners.values():
+        reasoner.materialise()
+    p1 = sorted(rows_of(reasoners["none"], "p1"))[::3]
+    p2 = sorted(rows_of(reasoners["none"], "p2"))[1::3]
+    for algorithm in ("dred", "dredc"):
+        for add, delete in [({}, {"p1": p1, "p2": p2}), ({"p1": p1, "p2": p2}, {})]:
+            for reasoner in reasoners.values():
+                reasoner.update(add=add, delete=delete, algorithm=algorithm)
+            assert {p: rows_of(reasoners["auto"], p) for p in ("p11", "p12", "p30", "p31")} == \
+                {p: rows_of(reasoners["none"], p) for p in ("p11", "p12", "p30", "p31")}
 
 
 assert DOMAIN   # the values facts are drawn from (strategies.py)

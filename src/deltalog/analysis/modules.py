@@ -14,9 +14,14 @@ distinct variables; no constants, repeated variables, filters, negation or aggre
 - LINEAR: no transitivity rule, the recursive rules of R are all steps of one direction, and
   every step relation E has the base rule; then R = S⁺ ∪ X_o ∪ X_o∘S⁺ (right steps; mirrored
   for left steps) for S the union of the step relations and X_o the other facts of R.
+- Irreflexive forms of the three (RS1, RS2): every transitivity or step rule carries exactly one
+  filter, ``!=`` between the head's two variables (``R(x, z) :- R(x, y), R(y, z), x != z``); the
+  symmetric rule has none. Any path between two distinct nodes contains a simple path, on which
+  every prefix pair is distinct, so R = {(x, y) ∈ closure : x ≠ y} ∪ X_R: the diagonal facts
+  come only from the external facts (``irreflexive`` on the choice; modules/closure.py).
 
 Every other recursive rule stays in one seminaive module (RS2's mutual recursion, a ``!=``
-filter on top of an STC, ...).
+filter on a body variable, ...).
 """
 
 from __future__ import annotations
@@ -50,12 +55,14 @@ class ModuleChoice:
     predicate: str = ""
     steps: tuple[str, ...] = ()
     flip: bool = False
+    irreflexive: bool = False   # the transitivity/step rules carry ``x != z`` on the head's variables
 
     def describe(self) -> str:
         if self.kind is ModuleKind.SEMINAIVE:
             return f"seminaive: {', '.join(r.label for r in self.rules)}"
         steps = f" over {' ∪ '.join(self.steps)}{' (left steps)' if self.flip else ''}" if self.steps else ""
-        return f"{self.kind.value} {self.predicate}{steps}: {', '.join(r.label for r in self.rules)}"
+        kind = f"irreflexive {self.kind.value}" if self.irreflexive else self.kind.value
+        return f"{kind} {self.predicate}{steps}: {', '.join(r.label for r in self.rules)}"
 
 
 # ---- rule shapes ---------------------------------------------------------------------------------
@@ -68,15 +75,28 @@ def _vars(atom: Atom) -> tuple[str, ...] | None:
     return names if names[0] != names[1] else None
 
 
-def _plain(info: RuleInfo, atoms: int) -> bool:
-    return (not info.negative and not info.filters and not info.assignments and not info.aggregates
-            and len(info.positive) == atoms and len(info.rule.body) == atoms and _vars(info.head) is not None
-            and all(_vars(a) is not None for a in info.positive))
+def _plain(info: RuleInfo, atoms: int, irreflexive: bool = False) -> bool:
+    """Only ``atoms`` positive binary atoms of distinct plain variables (and, ``irreflexive``, exactly
+    the filter ``x != z`` on the head's variables x, z in either order)."""
+    filters = 1 if irreflexive else 0
+    if (info.negative or info.assignments or info.aggregates or len(info.filters) != filters
+            or len(info.positive) != atoms or len(info.rule.body) != atoms + filters or _vars(info.head) is None
+            or not all(_vars(a) is not None for a in info.positive)):
+        return False
+    return not irreflexive or _head_disequality(info)
 
 
-def transitive(info: RuleInfo, r: str) -> bool:
-    """``R(x, z) :- R(x, y), R(y, z)`` (either body order)."""
-    if info.head.predicate != r or not _plain(info, 2) or any(a.predicate != r for a in info.positive):
+def _head_disequality(info: RuleInfo) -> bool:
+    (f,) = info.filters
+    if f.op != "!=" or not isinstance(f.left, Variable) or not isinstance(f.right, Variable):
+        return False
+    return {f.left.name, f.right.name} == set(_vars(info.head) or ())
+
+
+def transitive(info: RuleInfo, r: str, irreflexive: bool = False) -> bool:
+    """``R(x, z) :- R(x, y), R(y, z)`` (either body order; ``irreflexive``: with ``x != z``)."""
+    if (info.head.predicate != r or not _plain(info, 2, irreflexive)
+            or any(a.predicate != r for a in info.positive)):
         return False
     x, z = _vars(info.head)   # type: ignore[misc]
     for first, second in (info.positive, info.positive[::-1]):
@@ -93,9 +113,10 @@ def symmetric(info: RuleInfo, r: str) -> bool:
     return _vars(info.head) == _vars(info.positive[0])[::-1]   # type: ignore[index]
 
 
-def step(info: RuleInfo, r: str) -> tuple[str, bool] | None:
-    """``R(x, z) :- R(x, y), E(y, z)`` -> (E, False); ``R(x, z) :- E(x, y), R(y, z)`` -> (E, True)."""
-    if info.head.predicate != r or not _plain(info, 2):
+def step(info: RuleInfo, r: str, irreflexive: bool = False) -> tuple[str, bool] | None:
+    """``R(x, z) :- R(x, y), E(y, z)`` -> (E, False); ``R(x, z) :- E(x, y), R(y, z)`` -> (E, True)
+    (``irreflexive``: with ``x != z``)."""
+    if info.head.predicate != r or not _plain(info, 2, irreflexive):
         return None
     own = [a for a in info.positive if a.predicate == r]
     other = [a for a in info.positive if a.predicate != r]
@@ -140,19 +161,26 @@ def _binary_heads(rules: Iterable[RuleInfo]) -> list[str]:
 def _closure(r: str, recursive: tuple[RuleInfo, ...], nonrecursive: tuple[RuleInfo, ...]) -> ModuleChoice | None:
     own = [info for info in recursive if info.head.predicate == r]
     bases = {e for info in own + [i for i in nonrecursive if i.head.predicate == r] if (e := base(info, r))}
-    trans = [info for info in own if transitive(info, r)]
+    for irreflexive in (False, True):
+        if choice := _shape(r, own, bases, irreflexive):
+            return choice
+    return None
+
+
+def _shape(r: str, own: list[RuleInfo], bases: set[str], irreflexive: bool) -> ModuleChoice | None:
+    trans = [info for info in own if transitive(info, r, irreflexive)]
     sym = [info for info in own if symmetric(info, r)]
     if trans and sym:
-        return ModuleChoice(ModuleKind.SYMMETRIC, tuple(trans + sym), r)
+        return ModuleChoice(ModuleKind.SYMMETRIC, tuple(trans + sym), r, irreflexive=irreflexive)
     if trans:
-        implied = [info for info in own if (s := step(info, r)) and s[0] in bases]
-        return ModuleChoice(ModuleKind.TRANSITIVE, tuple(trans + implied), r)
+        implied = [info for info in own if (s := step(info, r, irreflexive)) and s[0] in bases]
+        return ModuleChoice(ModuleKind.TRANSITIVE, tuple(trans + implied), r, irreflexive=irreflexive)
     reading = [info for info in own if any(a.predicate == r for a in info.positive)]
-    steps = [step(info, r) for info in reading]
+    steps = [step(info, r, irreflexive) for info in reading]
     if not reading or any(s is None or s[0] not in bases for s in steps):
         return None
     directions = {s[1] for s in steps if s}
     if len(directions) != 1:
         return None
     names = tuple(sorted({s[0] for s in steps if s}))
-    return ModuleChoice(ModuleKind.LINEAR, tuple(reading), r, names, directions.pop())
+    return ModuleChoice(ModuleKind.LINEAR, tuple(reading), r, names, directions.pop(), irreflexive)

@@ -24,6 +24,13 @@ The plug-ins, all as plans over the stored relations that the algorithm layer ro
   read lower relations, whose changes are handled like external facts.
 - insert (Add during maintenance): the new closure of the affected sources; the algorithm
   keeps only the facts that are new.
+
+An *irreflexive* module (``x != z`` on its transitivity or step rules, analysis/modules.py) gives
+the closure pairs (x, y) with x != y and the diagonal facts of X_R (``closure``); every plug-in
+above works unchanged on that. The proof (a simple path between distinct nodes) needs distinct
+constants to compare unequal, which fails for an int and a float of the same value (``1 != 1.0``
+is false, docs/semantics.md): while the backend may hold both kinds, the module hands every
+plug-in to seminaive evaluation of its rules (``ties``), which needs no such argument.
 """
 
 from __future__ import annotations
@@ -33,7 +40,9 @@ from typing import Sequence
 
 from deltalog.analysis.modules import ModuleChoice
 from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.backends.base import Backend, EncodedColumns
 from deltalog.modules.base import RulePlans, Window
+from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import Reasoning
@@ -46,9 +55,16 @@ NOW = View()
 
 def pairs(relation: str, view: View, flip: bool = False) -> ir.Node:
     """A binary relation's rows in a view as columns (c0, c1); ``flip`` swaps them."""
-    scan = ir.Scan(view.relation or relation, (ir.Col("c1"), ir.Col("c0")) if flip else (ir.Col("c0"), ir.Col("c1")),
-                   view.since, view.until, None, view.visible, view.deleted)
+    scan = keyed(relation, view, flip)
     return ir.Project(scan, tuple((c, ir.Col(c)) for c in PAIR)) if flip else scan
+
+
+def keyed(relation: str, view: View, flip: bool = False) -> ir.Scan:
+    """The same rows as a bare scan (its columns (c1, c0) when flipped): the right side of a join by
+    column names, which the executor probes through the relation's own index instead of indexing a
+    projection's copy of the rows."""
+    return ir.Scan(view.relation or relation, (ir.Col("c1"), ir.Col("c0")) if flip else (ir.Col("c0"), ir.Col("c1")),
+                   view.since, view.until, None, view.visible, view.deleted)
 
 
 def column(plan: ir.Node, name: str, to: str = "c0") -> ir.Node:
@@ -82,17 +98,54 @@ class ClosureModule:
     def flip(self) -> bool:
         return self.choice.flip
 
+    def ties(self, backend: Backend) -> SeminaiveModule | None:
+        """For an irreflexive module while two different constants may compare equal (an int and a
+        float of the same value, both interned; any backend that does not say): the seminaive module
+        of its rules, which every plug-in then delegates to."""
+        if not self.choice.irreflexive:
+            return None
+        if isinstance(backend, EncodedColumns) and not numeric_ties(backend.dictionary):
+            return None
+        return SeminaiveModule(self.rules, self.predicates)
+
     # ---- what subclasses define --------------------------------------------------------------
+
+    def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+              grounded: bool = False) -> ir.Node:
+        """The closure of the module's inputs as if its rules had no ``!=`` (for ``sources`` only, if
+        given); ``grounded``: only the external facts of explicit facts and nonrecursive rules (see
+        ``external_facts``)."""
+        raise NotImplementedError
 
     def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
                 grounded: bool = False) -> ir.Node:
-        """R's rows (for ``sources`` only, if given) that the external facts in ``view`` give; ``grounded``:
-        only the external facts of explicit facts and nonrecursive rules (see ``external_facts``)."""
-        raise NotImplementedError
+        """R's rows (for ``sources`` only, if given) that the external facts in ``view`` give: ``reach``,
+        for an irreflexive module its pairs x != y and the diagonal facts of the inputs."""
+        full = self.reach(reasoning, view, negative, sources, grounded)
+        if not self.choice.irreflexive:
+            return full
+        return self.irreflexive(full, self.inputs(reasoning, view, negative, grounded), sources, "c0")
 
-    def inputs(self, reasoning: Reasoning, view: View, negative: View) -> ir.Node:
+    def closure_to(self, reasoning: Reasoning, targets: ir.Node, grounded: bool = False) -> ir.Node:
+        """R's rows (x, z) now for z among ``targets``, for a module whose closure is over paths of its
+        inputs (``paths``): the closure of the reversed inputs from the targets, reversed."""
+        given = self.inputs(reasoning, NOW, NOW, grounded)
+        full = swap(ir.TransitiveClosure(swap(given), targets))
+        return self.irreflexive(full, given, targets, "c1") if self.choice.irreflexive else full
+
+    @staticmethod
+    def irreflexive(full: ir.Node, given: ir.Node, keys: ir.Node | None, column: str) -> ir.Node:
+        """An irreflexive module's rows: the pairs x != y of ``full`` and the diagonal facts of its inputs
+        ``given`` (those whose ``column`` is among ``keys``, if given)."""
+        if keys is not None:
+            given = ir.SemiJoin(given, ir.Project(keys, ((column, ir.Col(keys.columns[0])),)), (column,))
+        apart = ir.Filter(full, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
+        diagonal = ir.Distinct(ir.Filter(given, ir.Compare("same", ir.Col("c0"), ir.Col("c1"))))
+        return ir.Union_((apart, diagonal))
+
+    def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
         """The facts whose change can change R (X_R; for a linear module the steps too), as (c0, c1)."""
-        return self.external_facts(reasoning, view, negative)
+        return self.external_facts(reasoning, view, negative, grounded)
 
     def step_predicates(self) -> tuple[str, ...]:
         return ()
@@ -133,7 +186,7 @@ class ClosureModule:
 
     def rows_of(self, sources: ir.Node, view: View) -> ir.Node:
         """R's rows in a view whose source is one of ``sources`` (probing R's index from the sources)."""
-        joined = ir.Join(sources, pairs(self.r, view, self.flip), ("c0",))
+        joined = ir.Join(sources, keyed(self.r, view, self.flip), ("c0",))
         return ir.Project(joined, tuple((c, ir.Col(c)) for c in PAIR))
 
     def oriented(self, plan: ir.Node) -> ir.Node:
@@ -149,6 +202,8 @@ class ClosureModule:
     # ---- Add, materialisation (003 Algorithm 2) ----------------------------------------------
 
     def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
+        if seminaive := self.ties(reasoning.backend):
+            return seminaive.add(reasoning, delta)
         generation = reasoning.tick()
         if any(since == 0 for since, _ in delta):
             sources = None   # the first call: close everything
@@ -163,6 +218,9 @@ class ClosureModule:
 
     def diff(self, update: Update, positive: set[str], negative: set[str], base: View, positive_delta: View,
              negative_delta: View) -> RulePlans:
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.diff(update, positive, negative, base, positive_delta, negative_delta)
+            return
         lower = [s for s in self.step_predicates() if s not in self.predicates and s in positive]
         if not lower:
             return
@@ -174,46 +232,115 @@ class ClosureModule:
 
     def delete(self, update: Update, previous: int, shrunk: set[str]) -> RulePlans:
         """Del: the exact losses of the sources the deleted external facts affect."""
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.delete(update, previous, shrunk)
+            return
         v = update.views
         if not shrunk & ({self.r} | set(self.step_predicates())):
             return
-        deleted = self.changed_facts([v.deleted_at(previous)], shrunk)
-        external = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
-        yield self.rules[0], self.lost(update, external)
+        # R's deleted facts that were external (the others the module deleted itself: Δ \ Δ_i) and
+        # the deleted steps of this stratum; lower steps went through Diff already
+        deleted = self.changed_facts([v.deleted_at(previous)], shrunk & {self.r})
+        external = ir.SemiJoin(deleted, ir.Distinct(self.external_facts(update.reasoning, v.old, v.old)), PAIR)
+        steps = self.changed_facts([v.deleted_at(previous)], shrunk - {self.r})
+        yield self.rules[0], self.lost(update, union([external, steps]))
 
     def lost(self, update: Update, changed: ir.Node) -> ir.Node:
         v = update.views
-        sources = self.affected(update.reasoning, changed, v.old)
+        if not self.paths(update.reasoning):
+            return self.oriented(self.lost_rows(update, self.affected(update.reasoning, changed, v.old)))
+        # (x, z) is lost only if some tail u with R(x, u) (or x = u) loses z itself (``paths``): the
+        # candidates are those pairs, checked against the closure into the lost targets
+        starts = ir.Distinct(column(changed, "c0"))
+        # the tails' old rows are the closure of the old inputs (no rule of the stratum gives one), so
+        # no index of R by source is needed; the candidates are checked against R's rows below
+        before = self.closure(update.reasoning, v.old, v.old, starts)
+        tails = ir.AntiJoin(before, self.closure(update.reasoning, NOW, NOW, starts, grounded=True), PAIR)
+        onward = self.onward(tails, v.old)
+        candidates = ir.SemiJoin(ir.Distinct(union([tails, onward])), keyed(self.r, v.surviving, self.flip), PAIR)
+        kept = self.closure_to(update.reasoning, ir.Distinct(column(tails, "c1")), grounded=True)
+        return self.oriented(ir.AntiJoin(candidates, kept, PAIR))
+
+    def onward(self, pairs_of_tails: ir.Node, view: View) -> ir.Node:
+        """(x, z) for every (t, z) of ``pairs_of_tails`` and x with R(x, t) in ``view``."""
+        reaching = ir.Scan(self.r, (ir.Col("t"), ir.Col("x")) if self.flip else (ir.Col("x"), ir.Col("t")),
+                           view.since, view.until, None, view.visible, view.deleted)   # R(x, t)
+        ends = ir.Project(pairs_of_tails, (("t", ir.Col("c0")), ("z", ir.Col("c1"))))
+        return ir.Project(ir.Join(ends, reaching, ("t",)), (("c0", ir.Col("x")), ("c1", ir.Col("z"))))
+
+    def paths(self, reasoning: Reasoning) -> bool:
+        """Whether R(x, z) holds exactly when a path of external facts leads from x to z and every
+        external fact is grounded (no rule of the stratum gives one). Then a pair (x, z) the update
+        takes away is lost by a tail u of a deleted fact too: on an old path from x to z, the first
+        fact missing now is (u, v), x still reaches u, so u cannot reach z any more. Del then checks
+        the pairs (x, z) with R(x, u) and z a target u lost only, not every row of every ancestor of
+        a tail (DAG-R: most tails still reach every target through other edges, and the others lose
+        a few). Subclasses whose closure is not over paths say False."""
+        recursive = {id(info) for info in self.stratum.recursive}
+        return not any(id(info) in recursive for info in self.external)
+
+    def lost_rows(self, update: Update, sources: ir.Node) -> ir.Node:
+        """R's surviving rows of ``sources`` that the grounded external facts of the new state do not give
+        (in the module's orientation)."""
+        v = update.views
         kept = self.closure(update.reasoning, NOW, NOW, sources, grounded=True)
         # the closure kernels' output is distinct: an anti-join, not a Difference (which sorts it first)
-        return self.oriented(ir.AntiJoin(self.rows_of(sources, v.surviving), kept, PAIR))
+        return ir.AntiJoin(self.rows_of(sources, v.surviving), kept, PAIR)
 
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """Red: the deleted R facts the surviving external facts still close to."""
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.rederive(update, predicate)
+            return
         if predicate != self.r:
             return
         v = update.views
         deleted = pairs(self.r, v.deleted, self.flip)
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
-        yield self.rules[0], self.oriented(ir.SemiJoin(again, deleted, PAIR))
+        yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
 
     def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""
+        if seminaive := self.ties(update.reasoning.backend):
+            yield from seminaive.insert(update, deltas, generation, grown)
+            return
         names = {self.r} | {s for s in self.step_predicates() if s in self.predicates}
         if not grown & names:
             return
         window = [View(generation, generation + 1, relation=deltas[p]) for p in sorted(grown & names)]
         changed = union([pairs(p, w, self.flip) for p, w in zip(sorted(grown & names), window)])
         external = ir.SemiJoin(changed, ir.Distinct(self.inputs(update.reasoning, NOW, NOW)), PAIR)
-        yield self.rules[0], self.gained(update, external)
+        yield self.rules[0], self.gained(update, external, changed)
 
-    def gained(self, update: Update, changed: ir.Node) -> ir.Node:
-        sources = self.affected(update.reasoning, changed, NOW)
-        return self.oriented(self.closure(update.reasoning, NOW, NOW, sources))
+    def gained(self, update: Update, changed: ir.Node, recent: ir.Node | None = None) -> ir.Node:
+        """The closure's new rows from the ``changed`` external facts; ``recent``: the R facts (and steps)
+        stored this round, which R holds already but which are new."""
+        reasoning = update.reasoning
+        if not self.paths(reasoning):
+            sources = self.affected(reasoning, changed, NOW)
+            return self.oriented(self.closure(reasoning, NOW, NOW, sources))
+        # the mirror of ``lost``: on a new path from x to z, before the first new fact (u, v) x reaches u
+        # (or is u), so u gains z itself; the candidates are the tails' gains and their R-ancestors'
+        starts = ir.Distinct(column(changed, "c0"))
+        reach = ir.Distinct(self.closure(reasoning, NOW, NOW, starts))
+        fresh: ir.Node = ir.AntiJoin(reach, keyed(self.r, NOW, self.flip), PAIR)
+        if recent is not None:
+            fresh = union([fresh, ir.SemiJoin(reach, ir.Distinct(recent), PAIR)])
+        onward = self.onward(fresh, NOW)
+        if self.choice.irreflexive:   # (x, x) only from the external facts, which ``fresh`` has
+            onward = ir.Filter(onward, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
+        return self.oriented(ir.Distinct(union([fresh, onward])))
 
 
 def swap(plan: ir.Node) -> ir.Node:
     """(c0, c1) -> (c1, c0), named c0, c1."""
     return ir.Project(plan, (("c0", ir.Col("c1")), ("c1", ir.Col("c0"))))
 
+
+
+def numeric_ties(dictionary) -> bool:
+    """Whether the dictionary holds an int and a float constant (which may be equal numerically)."""
+    from deltalog.storage.values import FLOAT, INT
+    kinds = dictionary.kinds.view()
+    return bool((kinds == FLOAT).any() and (kinds == INT).any())

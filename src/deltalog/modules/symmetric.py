@@ -18,6 +18,9 @@ from deltalog.reasoning.context import Reasoning
 class SymmetricModule(ClosureModule):
     """R = the cliques of the components of X_R (003 section 6)."""
 
-    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
-                grounded: bool = False) -> ir.Node:
+    def paths(self, reasoning: Reasoning) -> bool:
+        return False   # a component's nodes are the affected sources already
+
+    def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+              grounded: bool = False) -> ir.Node:
         return ir.ComponentPairs(self.external_facts(reasoning, view, negative, grounded), sources)

@@ -17,13 +17,14 @@ from deltalog.modules.closure import PAIR, ClosureModule, pairs, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.workspace import explicit_relation
 
 
 class TransitiveModule(ClosureModule):
     """R = X_R⁺ (003 section 5)."""
 
-    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
-                grounded: bool = False) -> ir.Node:
+    def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+              grounded: bool = False) -> ir.Node:
         return ir.TransitiveClosure(self.external_facts(reasoning, view, negative, grounded), sources)
 
 
@@ -41,11 +42,18 @@ class LinearModule(ClosureModule):
     def steps(self, view: View) -> ir.Node:
         return union([pairs(s, view, self.flip) for s in self.choice.steps])
 
-    def inputs(self, reasoning: Reasoning, view: View, negative: View) -> ir.Node:
-        return union([self.steps(view), self.external_facts(reasoning, view, negative)])
+    def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        return union([self.steps(view), self.external_facts(reasoning, view, negative, grounded)])
 
-    def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
-                grounded: bool = False) -> ir.Node:
+    def paths(self, reasoning: Reasoning) -> bool:
+        """Paths of steps only: with other facts X_o, a path's first fact may be one, the others not."""
+        if self.external:
+            return False
+        explicit = explicit_relation(self.r)
+        return explicit not in reasoning.backend.relations() or not reasoning.backend.count(relation=explicit)
+
+    def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
+              grounded: bool = False) -> ir.Node:
         steps = self.steps(view)
         reach = ir.TransitiveClosure(steps, sources)
         other = self.external_facts(reasoning, view, negative, grounded)
