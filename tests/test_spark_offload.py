@@ -16,7 +16,7 @@ TC = "path(X, Y) :- edge(X, Y).\npath(X, Z) :- edge(X, Y), path(Y, Z).\n"
 def test_a_chain_of_2000_is_one_transfer_not_2000_spark_rounds(spark):
     backend = SparkBackend(spark)
     policy = OffloadPolicy(max_rows=10_000)
-    reasoner = Reasoner(TC, backend=backend, offload=policy)
+    reasoner = Reasoner(TC, backend=backend, offload=policy, modules="none")
     reasoner.load("edge", [(i, i + 1) for i in range(2000)])
     jobs = backend.actions
     summary = reasoner.materialise()
@@ -30,7 +30,7 @@ def test_a_chain_of_2000_is_one_transfer_not_2000_spark_rounds(spark):
 def test_strata_over_the_limit_stay_on_spark(spark):
     backend = SparkBackend(spark)
     policy = OffloadPolicy(max_rows=3)
-    reasoner = Reasoner(TC + "n(X) :- path(X, _).", backend=backend, offload=policy)
+    reasoner = Reasoner(TC + "n(X) :- path(X, _).", backend=backend, offload=policy, modules="none")
     reasoner.load("edge", [(1, 2), (2, 3), (3, 4), (4, 5)])
     jobs = backend.actions
     reasoner.materialise()
@@ -42,12 +42,24 @@ def test_strata_over_the_limit_stay_on_spark(spark):
 def test_offloaded_strata_read_negated_and_aggregated_predicates(spark):
     program = TC + "far(X, N) :- N = count : { path(X, Y) }, not stop(X).\n"
     policy = OffloadPolicy()
-    reasoner = Reasoner(program + "stop(2).", backend=SparkBackend(spark), offload=policy)
+    reasoner = Reasoner(program + "stop(2).", backend=SparkBackend(spark), offload=policy, modules="none")
     reasoner.load("edge", [(1, 2), (2, 3), (3, 4)])
     reasoner.materialise()
     assert policy.offloaded == [0, 1]
     assert sorted(reasoner.relation("far").rows()) == [(1, 3), (3, 1)]
     assert read_predicates(reasoner.analysed.strata[1]) == {"far", "path", "stop"}
+
+
+def test_strata_of_closure_modules_stay_on_the_backend(spark):
+    """Their closure node picks the driver or the executors by the result's size (backends/spark/closure.py)."""
+    backend = SparkBackend(spark)
+    policy = OffloadPolicy(max_rows=10_000)
+    reasoner = Reasoner(TC, backend=backend, offload=policy)
+    reasoner.load("edge", [(i, i + 1) for i in range(300)])
+    jobs = backend.actions
+    assert reasoner.materialise().derived == 300 * 301 // 2
+    assert policy.offloaded == [] and backend.closure_log[-1].node == "TransitiveClosure"
+    assert backend.actions - jobs <= 6                        # no round per level
 
 
 def test_the_embedded_backend_never_offloads():

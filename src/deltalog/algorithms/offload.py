@@ -23,6 +23,7 @@ from deltalog.reasoning.context import Reasoning, StratumStats
 from deltalog.backends.base import Backend, Offloading, embedded_backend
 from deltalog.analysis.program import Stratum, split_body
 from deltalog.modules.base import Module
+from deltalog.modules.closure import ClosureModule
 
 DEFAULT_MAX_ROWS = 2_000_000
 
@@ -48,9 +49,13 @@ class OffloadPolicy:
     rows_in: int = 0                                     # rows copied to the driver
     rows_out: int = 0                                    # new facts copied back
     embedded: Callable[[], Backend] = embedded_backend   # makes the backend a stratum runs on
+    closures_stay: bool = True   # strata that closure modules evaluate whole stay: the backend runs their closure
+    #                              nodes on the driver or its executors by the result's size (docs/spark.md, Closures)
 
     def __call__(self, reasoning: Reasoning, stratum: Stratum, modules: Sequence[Module]) -> StratumStats | None:
         """Materialise the stratum on the driver and return its statistics, or None to leave it to the backend."""
+        if self.closures_stay and modules and all(isinstance(m, ClosureModule) for m in modules):
+            return None
         inputs = sorted(p for p in read_predicates(stratum) if p in reasoning.backend.relations())
         if not self.wants(reasoning, inputs):
             return None
