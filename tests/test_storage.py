@@ -156,3 +156,26 @@ def test_counts_follow_deletions_and_revivals_of_the_same_range():
     assert relation.count(*whole, None, None) == 9 and relation.count(*whole, None, (2, None)) == 1
     relation.delete([np.array([5])], generation=4)
     assert relation.count(*whole, None, None) == 8 and relation.count(*whole, 3, None) == 9
+
+
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.booleans()), max_size=60),
+       st.lists(st.integers(0, 7), max_size=20), st.integers(0, 60), st.integers(0, 60), st.integers(1, 4))
+def test_probe_any_alive_matches_full_expansion(rows, keys, lo, hi, batches):
+    """The early-exit existence check (first matches one at a time, then the rest expanded) agrees with
+    expanding every match and filtering by the death mask and the row window."""
+    from deltalog.storage.index import SortedIndex
+    key_column = np.array([r[0] for r in rows], np.int64)
+    other = np.array([r[1] for r in rows], np.int64)
+    dead = np.array([r[2] for r in rows], bool)
+    index = SortedIndex((0,))
+    step = max(1, len(rows) // batches)
+    for end in list(range(step, len(rows), step)) + [len(rows)]:   # several runs
+        index.refresh([key_column[:end], other[:end]])
+    lo, hi = min(lo, hi), max(lo, hi)
+    probe_keys = np.array(keys, np.int64)
+    probe = index.probe([probe_keys], lo, hi)
+    alive = lambda at: ~dead[at]   # noqa: E731
+    expected = np.zeros(probe_keys.size, bool)
+    owners, at = probe.expand(0, probe_keys.size)
+    expected[owners[alive(at)]] = True
+    assert probe.any_alive(alive, rounds=2).tolist() == expected.tolist()

@@ -13,10 +13,13 @@ computed on swapped columns. With no X_o (the usual case) the closure is S⁺ al
 from __future__ import annotations
 
 from deltalog.analysis.modules import base
+from deltalog.modules.base import RulePlans
 from deltalog.modules.closure import PAIR, ClosureModule, pairs, union
+from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.update import Update
 from deltalog.reasoning.workspace import explicit_relation
 
 
@@ -38,6 +41,23 @@ class LinearModule(ClosureModule):
 
     def step_predicates(self) -> tuple[str, ...]:
         return self.choice.steps
+
+    # Insertion (Diff over added steps, Add during maintenance) runs the module's rules seminaively:
+    # a new fact R(x, z) of a linear closure comes from a new fact one step shorter (or a new step),
+    # so the rule instances are about (new facts) x (step degree), while the closure's plan (the tails'
+    # gains joined with every R-ancestor of the tails) enumerates ancestors x gains, mostly old pairs
+    # (DAG-R, 10 edges re-added: 0.5 s -> see docs/benchmarks.md). Deletion keeps the closure plans.
+
+    def diff(self, update: Update, positive: set[str], negative: set[str], base: View, positive_delta: View,
+             negative_delta: View) -> RulePlans:
+        if positive_delta == update.views.deleted:
+            yield from super().diff(update, positive, negative, base, positive_delta, negative_delta)
+            return
+        yield from SeminaiveModule(self.rules, self.predicates).diff(update, positive, negative, base,
+                                                                      positive_delta, negative_delta)
+
+    def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
+        yield from SeminaiveModule(self.rules, self.predicates).insert(update, deltas, generation, grown)
 
     def steps(self, view: View) -> ir.Node:
         return union([pairs(s, view, self.flip) for s in self.choice.steps])

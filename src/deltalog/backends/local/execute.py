@@ -214,11 +214,23 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
         if lookup.keyed.exact and lookup.keyed.alive(np.empty(0, np.int64)) is None:
             yield frame, probe.any_match()
             continue
+        if lookup.keyed.exact and _only_keys_compared(lookup, frame):
+            yield frame, probe.any_alive(lookup.keyed.alive)   # stops at a row's first live match
+            continue
         probe_idx, rows = probe.expand(0, frame.length)
         _, keep = matched_rows(lookup, frame, rows, probe_idx, ctx)
         found = np.zeros(frame.length, bool)
         found[probe_idx[keep]] = True
         yield frame, found
+
+
+def _only_keys_compared(lookup: Lookup, frame: Frame) -> bool:
+    """Whether a match of an exact lookup needs no check beyond its keys and the view's death
+    conditions (``matched_rows`` compares no other position for this frame)."""
+    keyed = set(lookup.positions)
+    return all(p in keyed or (isinstance(t, ir.Col) and t.name not in frame.columns
+                              and not _repeated(lookup.terms, t.name))
+               for p, t in enumerate(lookup.terms))
 
 
 def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> StoredRelation | None:

@@ -1,0 +1,55 @@
+"""Usage: PYTHONPATH=src python bench/maint_closure_cpu.py DATASET K SAMPLES VARIANT,... [--before-insert].
+
+bench/maint_closure.py with CPU seconds and several configurations interleaved in one process: one
+Reasoner per VARIANT (``code:modules``, code ``after`` = the code as is, ``before`` = semi/anti-joins
+against views with deleted rows expanding every match (round 2's executor), ``remat`` = the update
+by rematerialisation), each sample of K explicit facts deleted then re-added (DRed) in every
+Reasoner in turn. ``--before-insert``: linear closure modules insert by the closure plans (round 2)
+in every Reasoner of the run (a class-level switch, so it cannot be interleaved)."""
+import sys, time
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+import numpy as np
+from maint_generators import make
+from deltalog.api import Reasoner
+import deltalog.backends.local.execute as ex
+orig = ex._only_keys_compared
+if "--before-insert" in sys.argv:
+    sys.argv.remove("--before-insert")
+    import deltalog.modules.transitive as tr
+    from deltalog.modules.closure import ClosureModule
+    tr.LinearModule.diff = ClosureModule.diff   # type: ignore[method-assign]
+    tr.LinearModule.insert = ClosureModule.insert   # type: ignore[method-assign]
+name, k, samples = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+variants = sys.argv[4].split(",")   # e.g. before:auto,after:auto,after:none,remat:auto
+ds = make(name)
+rs = {}
+for v in variants:
+    code, modules = v.split(":")
+    ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
+    r = Reasoner(ds.program, modules=modules); r.load_tables(ds.facts)
+    t = time.perf_counter(); c = time.process_time(); r.materialise()
+    print(f"{v}: materialise wall {time.perf_counter()-t:.2f} cpu {time.process_time()-c:.2f}", flush=True)
+    rs[v] = r
+preds = sorted(ds.facts); sizes = np.array([ds.facts[p].height for p in preds]); total = sizes.sum()
+rng = np.random.default_rng(1)
+res = {v: ([], []) for v in variants}
+for s in range(samples):
+    pick = rng.choice(total, min(k, total), replace=False)
+    sel = {}; off = np.concatenate([[0], np.cumsum(sizes)])
+    for i, p in enumerate(preds):
+        idx = pick[(pick >= off[i]) & (pick < off[i + 1])] - off[i]
+        if idx.size: sel[p] = ds.facts[p][np.sort(idx)]
+    for v in variants:
+        code, modules = v.split(":")
+        ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
+        alg = "remat" if code == "remat" else "dred"
+        r = rs[v]; out = []
+        for kind in ("delete", "add"):
+            t = time.perf_counter(); c = time.process_time()
+            r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm=alg)
+            out.append((time.perf_counter() - t, time.process_time() - c))
+        res[v][0].append(out[0]); res[v][1].append(out[1])
+        print(f"  sample {s} {v}: delete wall {out[0][0]:.2f} cpu {out[0][1]:.2f}  add wall {out[1][0]:.2f} cpu {out[1][1]:.2f}", flush=True)
+for v in variants:
+    d, a = np.array(res[v][0]), np.array(res[v][1])
+    print(f"RESULT {name} k={k} {v}: delete median wall {np.median(d[:,0]):.2f} cpu {np.median(d[:,1]):.2f} | add median wall {np.median(a[:,0]):.2f} cpu {np.median(a[:,1]):.2f}", flush=True)
