@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -122,14 +122,17 @@ def choose(ctx: Context, edges: ir.Node) -> str:
 
 @translate.register
 def _transitive_closure(node: ir.TransitiveClosure, ctx: Context) -> DataFrame:
+    return _logged(ctx, "TransitiveClosure", node.edges, lambda run: _tc_joins(node, ctx, run),
+                   lambda run: _tc_in_memory(node, ctx, run))
+
+
+def _logged(ctx: Context, kind: str, edges: ir.Node, by_joins: Callable[[ClosureRun], DataFrame],
+            in_memory: Callable[[ClosureRun], DataFrame]) -> DataFrame:
+    """Run a closure node by the path ``choose`` picks, recording it in ``SparkBackend.closure_log``."""
     backend = _backend(ctx)
     started, jobs = time.perf_counter(), backend.actions
-    strategy = choose(ctx, node.edges)
-    run = ClosureRun("TransitiveClosure", strategy)
-    if strategy == "joins":
-        result = _tc_joins(node, ctx, run)
-    else:
-        result = _tc_in_memory(node, ctx, run)
+    run = ClosureRun(kind, choose(ctx, edges))
+    result = by_joins(run) if run.strategy == "joins" else in_memory(run)
     run.seconds, run.jobs = time.perf_counter() - started, backend.actions - jobs
     backend.closure_log.append(run)
     return result
@@ -248,18 +251,9 @@ def _union(frames: list[DataFrame]) -> DataFrame:
 
 @translate.register
 def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> DataFrame:
-    backend = _backend(ctx)
-    started, jobs = time.perf_counter(), backend.actions
-    strategy = choose(ctx, node.edges)
-    run = ClosureRun("ComponentPairs", strategy)
-    if strategy == "joins":
-        labels = _labels_by_propagation(node, ctx, run)
-        result = _cliques(node, ctx, labels)
-    else:
-        result = _cp_in_memory(node, ctx, run)
-    run.seconds, run.jobs = time.perf_counter() - started, backend.actions - jobs
-    backend.closure_log.append(run)
-    return result
+    return _logged(ctx, "ComponentPairs", node.edges,
+                   lambda run: _cliques(node, ctx, _labels_by_propagation(node, ctx, run)),
+                   lambda run: _cp_in_memory(node, ctx, run))
 
 
 def _cp_in_memory(node: ir.ComponentPairs, ctx: Context, run: ClosureRun) -> DataFrame:
