@@ -138,17 +138,29 @@ def _logged(ctx: Context, kind: str, edges: ir.Node, by_joins: Callable[[Closure
     return result
 
 
+def _collected(edges: ir.Node, restriction: ir.Node | None, ctx: Context, run: ClosureRun
+               ) -> tuple[np.ndarray, np.ndarray, pa.Array, np.ndarray | None] | None:
+    """The edges on the driver as ids (source, target, the id's tagged names) and the restriction's ids;
+    None when the result is empty (no edges, or a restriction to nodes no edge has)."""
+    backend = _backend(ctx)
+    table = _collect(_edge_frame(edges, ctx), backend)
+    run.edges = table.num_rows
+    if table.num_rows == 0:
+        return None
+    src, dst, names = _ids(table)
+    only = None if restriction is None else _node_ids(_collect(_one_column(restriction, ctx), backend), names)
+    if only is not None and only.size == 0:
+        return None
+    return src, dst, names, only
+
+
 def _tc_in_memory(node: ir.TransitiveClosure, ctx: Context, run: ClosureRun) -> DataFrame:
     """The driver and executor paths: the edges collected, the closure computed by the embedded backend's kernel."""
     backend = _backend(ctx)
-    edges = _collect(_edge_frame(node.edges, ctx), backend)
-    run.edges = edges.num_rows
-    if edges.num_rows == 0:
+    graph = _collected(node.edges, node.sources, ctx, run)
+    if graph is None:
         return ctx.empty(node.columns)
-    src, dst, names = _ids(edges)
-    sources = None if node.sources is None else _node_ids(_collect(_one_column(node.sources, ctx), backend), names)
-    if sources is not None and sources.size == 0:
-        return ctx.empty(node.columns)
+    src, dst, names, sources = graph
     if run.strategy == "driver":
         found = _on_driver(kernels.transitive_closure(src, dst, sources), run, backend)
         if found is not None:
@@ -260,14 +272,10 @@ def _cp_in_memory(node: ir.ComponentPairs, ctx: Context, run: ClosureRun) -> Dat
     """Driver: the kernel's clique pairs. Executors: the (node, component) labels computed here, shipped back and
     self-joined on the label by Spark."""
     backend = _backend(ctx)
-    edges = _collect(_edge_frame(node.edges, ctx), backend)
-    run.edges = edges.num_rows
-    if edges.num_rows == 0:
+    graph = _collected(node.edges, node.nodes, ctx, run)
+    if graph is None:
         return ctx.empty(node.columns)
-    src, dst, names = _ids(edges)
-    chosen = None if node.nodes is None else _node_ids(_collect(_one_column(node.nodes, ctx), backend), names)
-    if chosen is not None and chosen.size == 0:
-        return ctx.empty(node.columns)
+    src, dst, names, chosen = graph
     if run.strategy == "driver":
         found = _on_driver(kernels.component_pairs(src, dst, chosen), run, backend)
         if found is not None:
