@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -65,9 +64,11 @@ CHECK = {"andersen": ["pt", "hpt"], "sg": ["sg"], "reach": ["reach"],
 # ---------------------------------------------------------------- generators
 
 
-def andersen_facts(n_vars: int, seed: int) -> dict[str, np.ndarray]:
-    """Synthetic program facts: variables grouped into methods of 32; allocations, assignments
-    (mostly within a method, some across: calls), field stores and loads over 16 fields."""
+def andersen_facts(n_vars: int, seed: int, module: int = 2048, cross: float = 0.4) -> dict[str, np.ndarray]:
+    """Synthetic program facts: variables grouped into methods of 32 and modules of ``module``;
+    allocations, assignments (mostly within a method, a fraction ``cross`` across methods of the
+    same module: calls), field stores and loads over 16 fields.  Modules do not share variables,
+    so the derived facts grow linearly with n_vars."""
     rng = np.random.default_rng(seed)
     method = 32
     n_new = n_vars // 2
@@ -78,28 +79,30 @@ def andersen_facts(n_vars: int, seed: int) -> dict[str, np.ndarray]:
 
     def near(v: np.ndarray, cross: float) -> np.ndarray:
         base = v // method * method + rng.integers(0, method, v.size)
-        far = rng.integers(0, n_vars, v.size)
+        far = np.minimum(v // module * module + rng.integers(0, module, v.size), n_vars - 1)
         return np.where(rng.random(v.size) < cross, far, base)
 
     new_v = rng.integers(0, n_vars, n_new)
     new = np.stack([new_v, np.arange(n_new)], 1)
     av = rng.integers(0, n_vars, n_assign)
-    assign = np.stack([av, near(av, 0.1)], 1)
+    assign = np.stack([av, near(av, cross)], 1)
     sv = rng.integers(0, n_vars, n_store)
-    store = np.stack([sv, rng.integers(0, fields, n_store), near(sv, 0.2)], 1)
+    store = np.stack([sv, rng.integers(0, fields, n_store), near(sv, 2 * cross)], 1)
     lv = rng.integers(0, n_vars, n_load)
-    load = np.stack([lv, near(lv, 0.2), rng.integers(0, fields, n_load)], 1)
+    load = np.stack([lv, near(lv, 2 * cross), rng.integers(0, fields, n_load)], 1)
     return {p: np.unique(a, axis=0) for p, a in
             {"new": new, "assign": assign, "store": store, "load": load}.items()}
 
 
-def forest(n: int, seed: int, window: int | None) -> np.ndarray:
-    """par(child, parent): node i > roots picks a parent among earlier nodes (within ``window``)."""
+def forest(n: int, seed: int, window: int | None, branch: float = 1.0) -> np.ndarray:
+    """par(child, parent): node i > roots picks a parent among earlier nodes (within ``window``;
+    with probability 1 - ``branch`` simply i - 1)."""
     rng = np.random.default_rng(seed)
     roots = max(1, n // 1000)
     child = np.arange(roots, n)
     lo = np.zeros(child.size, np.int64) if window is None else np.maximum(child - window, 0)
     parent = lo + (rng.random(child.size) * (child - lo)).astype(np.int64)
+    parent = np.where(rng.random(child.size) < branch, parent, child - 1)
     return np.stack([child, parent], 1)
 
 
@@ -184,8 +187,8 @@ def case_andersen(n_vars: int, seed: int):
     return "andersen", andersen_facts(n_vars, seed), None, {"vars": n_vars, "seed": seed}
 
 
-def case_sg_forest(n: int, seed: int, window: int | None):
-    par = forest(n, seed, window)
+def case_sg_forest(n: int, seed: int, window: int | None, branch: float = 1.0):
+    par = forest(n, seed, window, branch)
     return "sg", {"par": par}, {"sg": sg_count_forest(par, n)}, {"nodes": n, "window": window, "seed": seed}
 
 
@@ -199,12 +202,12 @@ def case_reach(n: int, m: int, seed: int, tiny: bool = False, family: str = "rea
 
 
 CASES: dict[str, Callable[[], tuple]] = {
-    "andersen": lambda: case_andersen(240_000, 7),
-    "sg-forest": lambda: case_sg_forest(12_000, 3, None),
-    "sg-digraph": lambda: case_sg_digraph(3_000, 3_600, 4),
+    "andersen": lambda: case_andersen(32_768, 7),
+    "sg-forest": lambda: case_sg_forest(31_000, 3, None),
+    "sg-digraph": lambda: case_sg_digraph(7_600, 9_120, 4),
     "reach-1m": lambda: case_reach(800_000, 1_000_000, 5),
     "pipeline": lambda: case_reach(800_000, 1_000_000, 5, family="pipeline"),
-    "sg-small": lambda: case_sg_forest(50_001, 6, 4),
+    "sg-small": lambda: case_sg_forest(50_001, 6, 3, 0.08),
     "reach-tiny": lambda: case_reach(800_000, 1_000_000, 5, tiny=True),
     # small instances for checking the translations against each other (bench/workloads.py check)
     "andersen-xs": lambda: case_andersen(3_000, 7),
@@ -500,7 +503,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({
-            "loadavg": os.getloadavg(), "options": vars(args) | {"json": str(args.json), "baseline_src": str(args.baseline_src)},
+            "loadavg": os.getloadavg(),
+            "options": vars(args) | {"json": str(args.json), "baseline_src": str(args.baseline_src)},
             "cases": {c: {"meta": r["meta"], "walls": {e: x.walls for e, x in r["results"].items()},
                           "status": {e: x.status for e, x in r["results"].items()}}
                       for c, r in results.items()}}, indent=2) + "\n")

@@ -73,6 +73,37 @@ def test_relation_inserts_and_deletes_match_the_model(batches, scale):
             assert relation.count(*relation.rows_for(0, g + 1), g, None) == len(then)
 
 
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 5000), max_size=40)), max_size=20))
+def test_bit_map_matches_a_python_set(batches):
+    """Unsorted batches with repeats (the bit map sorts and groups them by byte)."""
+    model, s = set(), tupleset.BitMap(5001)
+    for add, keys in batches:
+        array = np.array(keys, np.int64)
+        if add:
+            s.add_unique(array)
+            model |= set(keys)
+        else:
+            s.discard(array)
+            model -= set(keys)
+        probe = np.arange(0, 5001)
+        assert set(probe[s.contains(probe)].tolist()) == model
+
+
+@given(ops, st.sampled_from([1, 37]))
+def test_relation_on_bit_maps_matches_the_model(batches, scale):
+    """The tuple set forced to a bit map (no byte map, any density): the relation still matches the model."""
+    saved = tupleset.BYTEMAP_DENSITY, tupleset.BITMAP_DENSITY
+    tupleset.BYTEMAP_DENSITY, tupleset.BITMAP_DENSITY = 0, 2**40
+    try:
+        relation = Relation("r", 2)
+        for _, model, _ in run_ops(relation, batches, scale):
+            assert relation.tuples._keys is None or isinstance(relation.tuples._keys, tupleset.BitMap)
+            assert live_rows(relation) == model
+            assert relation.count(0, len(relation), None, None) == len(model)
+    finally:
+        tupleset.BYTEMAP_DENSITY, tupleset.BITMAP_DENSITY = saved
+
+
 def test_tuple_set_representation_follows_the_key_space():
     dense, big, wide = (Relation("r", 2) for _ in range(3))
     ids = np.arange(100_000) % 1000
@@ -81,6 +112,9 @@ def test_tuple_set_representation_follows_the_key_space():
     wide.insert([np.array([2**40]), np.array([2**40])], generation=0)
     assert isinstance(dense.tuples._keys, tupleset.ByteMap)
     assert isinstance(big.tuples._keys, Int64HashSet)
+    bits = Relation("r", 2)    # 40k tuples in a 4096^2 key space: too sparse for a byte map, dense enough for bits
+    bits.insert([np.arange(40_000) % 3000, np.arange(40_000) // 3000], generation=0)
+    assert isinstance(bits.tuples._keys, tupleset.BitMap)
     assert wide.tuples._wide is not None
 
 
