@@ -183,8 +183,9 @@ def reach_case(n: int, m: int, seed: int, tiny: bool, family: str) -> tuple[dict
     return facts, expected, params
 
 
-def case_andersen(n_vars: int, seed: int):
-    return "andersen", andersen_facts(n_vars, seed), None, {"vars": n_vars, "seed": seed}
+def case_andersen(n_vars: int, seed: int, module: int = 2048, cross: float = 0.4):
+    params = {"vars": n_vars, "seed": seed, "module": module, "cross": cross}
+    return "andersen", andersen_facts(n_vars, seed, module, cross), None, params
 
 
 def case_sg_forest(n: int, seed: int, window: int | None, branch: float = 1.0):
@@ -210,7 +211,8 @@ CASES: dict[str, Callable[[], tuple]] = {
     "sg-small": lambda: case_sg_forest(50_001, 6, 3, 0.08),
     "reach-tiny": lambda: case_reach(800_000, 1_000_000, 5, tiny=True),
     # small instances for checking the translations against each other (bench/workloads.py check)
-    "andersen-xs": lambda: case_andersen(3_000, 7),
+    "andersen-m": lambda: case_andersen(3_000, 7),
+    "andersen-xs": lambda: case_andersen(1_024, 7, 1_024, 0.5),
     "sg-digraph-xs": lambda: case_sg_digraph(300, 330, 4),
     "pipeline-xs": lambda: case_reach(2_000, 2_500, 5, family="pipeline"),
 }

@@ -190,3 +190,37 @@ def test_counts_follow_deletions_and_revivals_of_the_same_range():
     assert relation.count(*whole, None, None) == 9 and relation.count(*whole, None, (2, None)) == 1
     relation.delete([np.array([5])], generation=4)
     assert relation.count(*whole, None, None) == 8 and relation.count(*whole, 3, None) == 9
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=25), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(-2, 32), st.integers(-2, 32)), max_size=40),
+       st.sampled_from([1, 10**5]), st.integers(0, 5), st.booleans())
+def test_index_probes_with_sorted_keys_match_brute_force(batches, probes, scale, lo_batch, filtered):
+    """Sparse runs (binary search) probed with the keys sorted first, with or without the hash filter,
+    and dense (CSR) runs: the same (probe row, relation row) pairs as a nested loop, inside any row window."""
+    from deltalog.storage import index as index_module
+
+    saved = index_module.SORTED_PROBE_MIN, index_module.FILTER_MIN_PROBE
+    index_module.SORTED_PROBE_MIN = 1
+    index_module.FILTER_MIN_PROBE = 1 if filtered else 2**40
+    try:
+        idx = index_module.SortedIndex((0, 1))
+        stored: list[list[int]] = [[], []]
+        ends = []
+        for batch in batches:
+            for a, b in batch:
+                stored[0].append(a * scale)
+                stored[1].append(b * scale)
+            ends.append(len(stored[0]))
+            idx.refresh([np.array(c, np.int64) for c in stored])
+        row_lo = ends[lo_batch - 1] if 0 < lo_batch <= len(ends) else 0
+        row_hi = len(stored[0])
+        keys = [np.array([p[i] * scale for p in probes], np.int64) for i in range(2)]
+        probe = idx.probe(keys, row_lo, row_hi)
+        got = sorted(zip(*(a.tolist() for a in probe.expand(0, len(probes)))))
+        want = sorted((i, r) for i, p in enumerate(probes) for r in range(row_lo, row_hi)
+                      if (stored[0][r], stored[1][r]) == (p[0] * scale, p[1] * scale))
+        assert got == want
+        assert probe.any_match().tolist() == [any(i == j for j, _ in want) for i in range(len(probes))]
+    finally:
+        index_module.SORTED_PROBE_MIN, index_module.FILTER_MIN_PROBE = saved
