@@ -23,7 +23,7 @@ relation (an update's scratch relation) over a large dictionary would otherwise 
 clear megabytes for a few rows."""
 BITMAP_LIMIT = 1 << 32
 """Largest key space (bits) kept as a direct bit map (512 MiB)."""
-BITMAP_DENSITY = 64
+BITMAP_DENSITY = 128
 """A bit map is chosen only when it costs at most this many bytes per tuple held (a hash set at
 load one half costs 16-32 bytes per tuple, and twice that while it rehashes)."""
 Columns = Sequence[np.ndarray]
