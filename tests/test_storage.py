@@ -73,6 +73,37 @@ def test_relation_inserts_and_deletes_match_the_model(batches, scale):
             assert relation.count(*relation.rows_for(0, g + 1), g, None) == len(then)
 
 
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 5000), max_size=40)), max_size=20))
+def test_bit_map_matches_a_python_set(batches):
+    """Unsorted batches with repeats (the bit map sorts and groups them by byte)."""
+    model, s = set(), tupleset.BitMap(5001)
+    for add, keys in batches:
+        array = np.array(keys, np.int64)
+        if add:
+            s.add_unique(array)
+            model |= set(keys)
+        else:
+            s.discard(array)
+            model -= set(keys)
+        probe = np.arange(0, 5001)
+        assert set(probe[s.contains(probe)].tolist()) == model
+
+
+@given(ops, st.sampled_from([1, 37]))
+def test_relation_on_bit_maps_matches_the_model(batches, scale):
+    """The tuple set forced to a bit map (no byte map, any density): the relation still matches the model."""
+    saved = tupleset.BYTEMAP_DENSITY, tupleset.BITMAP_DENSITY
+    tupleset.BYTEMAP_DENSITY, tupleset.BITMAP_DENSITY = 0, 2**40
+    try:
+        relation = Relation("r", 2)
+        for _, model, _ in run_ops(relation, batches, scale):
+            assert relation.tuples._keys is None or isinstance(relation.tuples._keys, tupleset.BitMap)
+            assert live_rows(relation) == model
+            assert relation.count(0, len(relation), None, None) == len(model)
+    finally:
+        tupleset.BYTEMAP_DENSITY, tupleset.BITMAP_DENSITY = saved
+
+
 def test_tuple_set_representation_follows_the_key_space():
     dense, big, wide = (Relation("r", 2) for _ in range(3))
     ids = np.arange(100_000) % 1000
@@ -81,6 +112,9 @@ def test_tuple_set_representation_follows_the_key_space():
     wide.insert([np.array([2**40]), np.array([2**40])], generation=0)
     assert isinstance(dense.tuples._keys, tupleset.ByteMap)
     assert isinstance(big.tuples._keys, Int64HashSet)
+    bits = Relation("r", 2)    # 40k tuples in a 4096^2 key space: too sparse for a byte map, dense enough for bits
+    bits.insert([np.arange(40_000) % 3000, np.arange(40_000) // 3000], generation=0)
+    assert isinstance(bits.tuples._keys, tupleset.BitMap)
     assert wide.tuples._wide is not None
 
 
@@ -179,3 +213,37 @@ def test_probe_any_alive_matches_full_expansion(rows, keys, lo, hi, batches):
     owners, at = probe.expand(0, probe_keys.size)
     expected[owners[alive(at)]] = True
     assert probe.any_alive(alive, rounds=2).tolist() == expected.tolist()
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=25), min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(-2, 32), st.integers(-2, 32)), max_size=40),
+       st.sampled_from([1, 10**5]), st.integers(0, 5), st.booleans())
+def test_index_probes_with_sorted_keys_match_brute_force(batches, probes, scale, lo_batch, filtered):
+    """Sparse runs (binary search) probed with the keys sorted first, with or without the hash filter,
+    and dense (CSR) runs: the same (probe row, relation row) pairs as a nested loop, inside any row window."""
+    from deltalog.storage import index as index_module
+
+    saved = index_module.SORTED_PROBE_MIN, index_module.FILTER_MIN_PROBE
+    index_module.SORTED_PROBE_MIN = 1
+    index_module.FILTER_MIN_PROBE = 1 if filtered else 2**40
+    try:
+        idx = index_module.SortedIndex((0, 1))
+        stored: list[list[int]] = [[], []]
+        ends = []
+        for batch in batches:
+            for a, b in batch:
+                stored[0].append(a * scale)
+                stored[1].append(b * scale)
+            ends.append(len(stored[0]))
+            idx.refresh([np.array(c, np.int64) for c in stored])
+        row_lo = ends[lo_batch - 1] if 0 < lo_batch <= len(ends) else 0
+        row_hi = len(stored[0])
+        keys = [np.array([p[i] * scale for p in probes], np.int64) for i in range(2)]
+        probe = idx.probe(keys, row_lo, row_hi)
+        got = sorted(zip(*(a.tolist() for a in probe.expand(0, len(probes)))))
+        want = sorted((i, r) for i, p in enumerate(probes) for r in range(row_lo, row_hi)
+                      if (stored[0][r], stored[1][r]) == (p[0] * scale, p[1] * scale))
+        assert got == want
+        assert probe.any_match().tolist() == [any(i == j for j, _ in want) for i in range(len(probes))]
+    finally:
+        index_module.SORTED_PROBE_MIN, index_module.FILTER_MIN_PROBE = saved

@@ -21,6 +21,11 @@ BYTEMAP_DENSITY = 256
 """A byte map is chosen only when it costs at most this many bytes per tuple held: a small
 relation (an update's scratch relation) over a large dictionary would otherwise allocate and
 clear megabytes for a few rows."""
+BITMAP_LIMIT = 1 << 32
+"""Largest key space (bits) kept as a direct bit map (512 MiB)."""
+BITMAP_DENSITY = 128
+"""A bit map is chosen only when it costs at most this many bytes per tuple held (a hash set at
+load one half costs 16-32 bytes per tuple, and twice that while it rehashes)."""
 Columns = Sequence[np.ndarray]
 
 
@@ -80,6 +85,43 @@ class ByteMap:
         return self._seen.nbytes
 
 
+class BitMap:
+    """Direct-addressed set over keys in [0, space), one bit per key: a probe is one gather and a
+    shift, an insert one sort (usually skipped: batches come sorted) and one grouped OR per byte.
+    Measured 8-10x faster than the hash set at millions of keys (docs/design.md)."""
+
+    def __init__(self, space: int) -> None:
+        self._bits = np.zeros((space + 7) >> 3, np.uint8)
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        return ((self._bits[keys >> 3] >> (keys & 7).astype(np.uint8)) & 1).astype(bool)
+
+    def _grouped(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(byte positions, OR of the bits of the keys in each byte), one entry per distinct byte."""
+        if keys.size > 1 and not bool(np.all(keys[1:] >= keys[:-1])):
+            keys = np.sort(keys)
+        byte = keys >> 3
+        bit = np.left_shift(np.uint8(1), (keys & 7).astype(np.uint8))
+        first = np.empty(byte.size, bool)
+        first[:1] = True
+        np.not_equal(byte[1:], byte[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        return byte[starts], np.bitwise_or.reduceat(bit, starts)
+
+    def add_unique(self, keys: np.ndarray) -> None:
+        if keys.size:
+            byte, bits = self._grouped(keys)
+            self._bits[byte] |= bits
+
+    def discard(self, keys: np.ndarray) -> None:
+        if keys.size:
+            byte, bits = self._grouped(keys)
+            self._bits[byte] &= ~bits
+
+    def nbytes(self) -> int:
+        return self._bits.nbytes
+
+
 class TupleSet:
     """Exact set of the rows of one relation (arity >= 1): find the new rows of a batch, then record them."""
 
@@ -87,10 +129,10 @@ class TupleSet:
         self.arity = arity
         self._rows_at = rows_at
         self._radix = 0
-        self._keys: ByteMap | Int64HashSet | None = None
+        self._keys: ByteMap | BitMap | Int64HashSet | None = None
         self._wide: WideRowSet | None = None
 
-    def _packed(self) -> ByteMap | Int64HashSet:
+    def _packed(self) -> ByteMap | BitMap | Int64HashSet:
         """The set of packed rows (the representation, unless rows are too wide to pack)."""
         assert self._keys is not None, "rebuild() chooses the representation first"
         return self._keys
@@ -104,8 +146,11 @@ class TupleSet:
         self._radix = radix_for(max_id)
         space = self._radix ** self.arity
         self._keys, self._wide = None, None
-        if space <= BYTEMAP_LIMIT and space <= BYTEMAP_DENSITY * max(expected_rows, len(row_ids)):
+        rows = max(expected_rows, len(row_ids))
+        if space <= BYTEMAP_LIMIT and space <= BYTEMAP_DENSITY * rows:
             self._keys = ByteMap(space)
+        elif space <= BITMAP_LIMIT and space <= 8 * BITMAP_DENSITY * rows:
+            self._keys = BitMap(space)
         elif space < 2**62:
             self._keys = Int64HashSet()
         else:
@@ -116,14 +161,15 @@ class TupleSet:
             self._packed().add_unique(pack(all_rows, self._radix))
 
     def needs_rebuild(self, columns: Columns) -> bool:
-        """Ids outgrew the radix, or a hash set has grown dense enough to become a byte map."""
+        """Ids outgrew the radix, or a hash set has grown dense enough to become a byte or bit map."""
         return self._radix == 0 or not self._fits(columns) or self._dense_enough(len(columns[0]))
 
     def _dense_enough(self, batch: int) -> bool:
         if not isinstance(self._keys, Int64HashSet):
             return False
-        space = self._radix ** self.arity
-        return space <= BYTEMAP_LIMIT and space <= BYTEMAP_DENSITY * (len(self._keys) + batch)
+        space, rows = self._radix ** self.arity, len(self._keys) + batch
+        return (space <= BYTEMAP_LIMIT and space <= BYTEMAP_DENSITY * rows
+                or space <= BITMAP_LIMIT and space <= 8 * BITMAP_DENSITY * rows)
 
     def new_rows(self, columns: Columns) -> list[np.ndarray]:
         """The distinct batch rows that are not stored yet, as columns (nothing is recorded yet)."""
