@@ -257,14 +257,20 @@ def nemo_rules(program: str) -> str:
     return re.sub(r"\.\s*$", " .", out, flags=re.M)
 
 
-def nemo_program(case_dir: Path, meta: dict) -> str:
-    """Imports into <pred>__in, copied into <pred> by a rule (works around Nemo 0.10.1 dropping rules), then rules."""
+def nemo_imports(case_dir: Path, meta: dict) -> list[str]:
+    """Imports into <pred>__in, copied into <pred> by a rule (works around Nemo 0.10.1 dropping rules)."""
     lines = []
     for pred, info in meta["facts"].items():
         path = (case_dir / "facts" / f"{pred}.tsv").resolve()
         lines.append(f'@import {pred}__in :- tsv{{resource="{path}", format=({",".join(info["types"])})}} .')
         args = ", ".join(f"?A{i}" for i in range(len(info["types"])))
         lines.append(f"{pred}({args}) :- {pred}__in({args}) .")
+    return lines
+
+
+def nemo_program(case_dir: Path, meta: dict) -> str:
+    """The case's facts (``nemo_imports``), then its rules and outputs."""
+    lines = nemo_imports(case_dir, meta)
     rules = NEMO_RS1 if meta["family"] == "rs1" else nemo_rules((case_dir / "program.dl").read_text())
     outputs = [f"@output {p} ." for p in meta["check"]]
     return "\n".join(lines) + "\n" + rules + "\n".join(outputs) + "\n"

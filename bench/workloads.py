@@ -348,12 +348,7 @@ def run_clingo(case_dir: Path, meta: dict) -> dict[str, int]:
 
 
 def nemo_program(case_dir: Path, meta: dict) -> str:
-    lines = []
-    for pred, info in meta["facts"].items():
-        path = (case_dir / "facts" / f"{pred}.tsv").resolve()
-        lines.append(f'@import {pred}__in :- tsv{{resource="{path}", format=({",".join(info["types"])})}} .')
-        args = ", ".join(f"?A{i}" for i in range(len(info["types"])))
-        lines.append(f"{pred}({args}) :- {pred}__in({args}) .")
+    lines = peers.nemo_imports(case_dir, meta)
     rules = NEMO_PIPELINE if meta["family"] == "pipeline" else peers.nemo_rules(PROGRAMS[meta["family"]])
     return "\n".join(lines) + "\n" + rules + "".join(f"@output {p} .\n" for p in meta["check"])
 

@@ -35,6 +35,7 @@ plug-in to seminaive evaluation of its rules (``ties``), which needs no such arg
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -79,7 +80,7 @@ def union(plans: Sequence[ir.Node], columns: tuple[str, ...] = PAIR) -> ir.Node:
 
 
 @dataclass
-class ClosureModule:
+class ClosureModule(ABC):
     """The plug-ins of a closure module over R; subclasses say how a closure is computed."""
 
     choice: ModuleChoice
@@ -110,12 +111,12 @@ class ClosureModule:
 
     # ---- what subclasses define --------------------------------------------------------------
 
+    @abstractmethod
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
         """The closure of the module's inputs as if its rules had no ``!=`` (for ``sources`` only, if
         given); ``grounded``: only the external facts of explicit facts and nonrecursive rules (see
         ``external_facts``)."""
-        raise NotImplementedError
 
     def closure(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
                 grounded: bool = False) -> ir.Node:
