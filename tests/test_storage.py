@@ -247,3 +247,30 @@ def test_index_probes_with_sorted_keys_match_brute_force(batches, probes, scale,
         assert probe.any_match().tolist() == [any(i == j for j, _ in want) for i in range(len(probes))]
     finally:
         index_module.SORTED_PROBE_MIN, index_module.FILTER_MIN_PROBE = saved
+
+
+@given(st.lists(st.integers(-50, 50), max_size=60), st.lists(st.integers(-60, 60), max_size=80),
+       st.sampled_from(["left", "right"]))
+def test_searchsorted_with_sorted_probes_matches_numpy(haystack, needles, side):
+    from deltalog.storage import index as index_module
+
+    saved = index_module.SORTED_PROBE_MIN
+    index_module.SORTED_PROBE_MIN = 0
+    try:
+        hay, probe = np.sort(np.array(haystack, np.int64)), np.array(needles, np.int64)
+        assert index_module.searchsorted_probes(hay, probe, side).tolist() == np.searchsorted(hay, probe, side).tolist()
+    finally:
+        index_module.SORTED_PROBE_MIN = saved
+
+
+def test_dictionary_encodes_large_int_batches_consistently():
+    from deltalog.storage.dictionary import Dictionary
+
+    rng = np.random.default_rng(3)
+    values = rng.integers(-10**12, 10**12, 50_000)
+    dictionary = Dictionary()
+    ids = dictionary.encode_ints(values)
+    again = dictionary.encode_ints(values[::-1])
+    assert again.tolist() == ids[::-1].tolist()
+    assert len(set(ids.tolist())) == len(set(values.tolist()))
+    assert dictionary.lookup_ints(np.concatenate([values[:5], [10**13]])).tolist() == ids[:5].tolist() + [-1]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from deltalog.storage.growable import GrowableArray
+from deltalog.storage.index import searchsorted_probes
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, LITERAL, STRING
 
 
@@ -74,7 +75,7 @@ class Dictionary:
         if values.size == 0:
             return np.empty(0, np.int64)
         self._add_ints(sorted_unique(values))
-        return self._int_ids[np.searchsorted(self._int_keys, values)]
+        return self._int_ids[searchsorted_probes(self._int_keys, values)]
 
     def _add_ints(self, unique_values: np.ndarray) -> None:
         pos = np.searchsorted(self._int_keys, unique_values)
@@ -93,7 +94,7 @@ class Dictionary:
         values = np.asarray(values, dtype=np.int64)
         if self._int_keys.size == 0:
             return np.full(values.size, -1, np.int64)
-        pos = np.minimum(np.searchsorted(self._int_keys, values), self._int_keys.size - 1)
+        pos = np.minimum(searchsorted_probes(self._int_keys, values), self._int_keys.size - 1)
         hit = self._int_keys[pos] == values
         return np.where(hit, self._int_ids[pos], -1)
 

