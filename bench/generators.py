@@ -299,6 +299,8 @@ CASES: dict[str, Callable[[], CaseData]] = {
     "rs1-100": lambda: build_rs1(100, 4),
     "rs1-200": lambda: build_rs1(200, 4),
     "rs2-400": lambda: build_rs2(400, 1_000, 5),
+    # issue 13's "RS2 over 800 constants" (peers.md: 5.4M facts; this seed gives 5.34M)
+    "rs2-800": lambda: build_rs2(800, 2_000, 5),
 }
 
 
