@@ -83,17 +83,18 @@ Project[c0=X, c1=Z]
               Scan e(X, Y) gen[5:6)
               Scan e(W, X) gen[0:)
         Distinct
-          SemiJoin[W, Z]
-            Join[Y]
-              Distinct
-                Project[W=W, Y=Y]
-                  Distinct
-                    Project[W=W, X=X, Y=Y]
-                      Join[X]
-                        Scan e(X, Y) gen[5:6)
-                        Scan e(W, X) gen[0:)
-              Scan e(Y, Z) gen[0:)
-            Scan e(Z, W) gen[0:)"""
+          Project[W=W, Y=Y, Z=Z]
+            SemiJoin[W, Z]
+              Join[Y]
+                Distinct
+                  Project[W=W, Y=Y]
+                    Distinct
+                      Project[W=W, X=X, Y=Y]
+                        Join[X]
+                          Scan e(X, Y) gen[5:6)
+                          Scan e(W, X) gen[0:)
+                Scan e(Y, Z) gen[0:)
+              Scan e(Z, W) gen[0:)"""
 
 
 def test_counting_instances_fall_back_to_greedy():
@@ -117,6 +118,23 @@ def test_modes_choose_per_rule():
     assert sorted(rule_paths(program.analysed, "all").values()) == ["hd", "hd", "standard"]
     assert set(rule_paths(program.analysed, "off").values()) == {"standard"}
     assert rule_path(rule(PC), "auto") == "hd"
+
+
+def test_stats_count_the_rows_of_each_node():
+    # the 4-cycle decomposes into node 0 {Y, Z, W} = e(Y, Z), e(Z, W) and node 1 {W, X, Y} = e(X, Y),
+    # e(W, X), seeded from node 0's (W, Y) pairs (the top-down pass pushed into the in-node join)
+    edges = "e(1, 2). e(2, 3). e(3, 4). e(4, 1). e(2, 5). e(5, 6)."
+    reasoner = Reasoner(edges + "\nsq(X, Z) :- e(X, Y), e(Y, Z), e(Z, W), e(W, X).", hd="all")
+    reasoner.materialise()
+    (stats,) = reasoner.reasoning.stats.rules.values()
+    assert sorted(stats.nodes) == [0, 1]
+    # node 0: the six paths y -> z -> w (1-2-3, 2-3-4, 3-4-1, 4-1-2, 1-2-5, 2-5-6); node 1: those
+    # closed by x -> y and w -> x, the four rotations of the cycle 1-2-3-4
+    assert stats.nodes == {0: 6, 1: 4}
+    assert stats.derived == 4
+    off = Reasoner(edges + "\nsq(X, Z) :- e(X, Y), e(Y, Z), e(Z, W), e(W, X).", hd="off")
+    off.materialise()
+    assert all(not s.nodes for s in off.reasoning.stats.rules.values())
 
 
 def test_unknown_mode_is_refused():

@@ -86,11 +86,17 @@ def _path(reasoner, index: int) -> str:
     return paths.get(reasoner.analysed.rules[index].id, "standard")
 
 
+def node_rows(nodes: dict[int, int]) -> str:
+    """Rows each hypertree node's in-node joins produced, summed over the rule's evaluations."""
+    return " ".join(f"n{p}:{rows:,}" for p, rows in sorted(nodes.items()))
+
+
 def stats_dict(reasoner, summary) -> dict:
     """The --stats numbers as plain data (``--stats --json``)."""
     rules = [{"rule": r.label, "text": str(reasoner.program.rules[i]), "path": _path(reasoner, i),
               "evaluations": r.evaluations,
-              "instances": r.instances, "derived": r.derived, "seconds": round(r.seconds, 6)}
+              "instances": r.instances, "derived": r.derived, "seconds": round(r.seconds, 6),
+              "node_rows": {str(p): n for p, n in sorted(r.nodes.items())}}
              for i, r in rules_in_program_order(reasoner, summary)]
     strata = [{"stratum": s.index, "predicates": list(s.predicates), "rounds": s.rounds, "derived": s.derived,
                "seconds": round(s.seconds, 6)} for s in summary.stats.strata]
@@ -117,12 +123,15 @@ def print_stats(reasoner, summary) -> None:
     for s in summary.stats.strata:
         strata.add_row(str(s.index), ", ".join(s.predicates), str(s.rounds), f"{s.derived:,}", f"{s.seconds:.3f}")
     rules = Table(title="rules")
-    for column in ("rule", "path", "evaluations", "instances", "facts derived", "seconds"):
-        rules.add_column(column, justify="right" if column not in ("rule", "path") else "left")
-    for index, r in rules_in_program_order(reasoner, summary):
-        rules.add_row(f"{r.label}: {reasoner.program.rules[index]}", _path(reasoner, index), str(r.evaluations),
-                      f"{r.instances:,}",
-                      f"{r.derived:,}", f"{r.seconds:.3f}")
+    ordered = rules_in_program_order(reasoner, summary)
+    with_nodes = any(r.nodes for _, r in ordered)
+    for column in ("rule", "path", "evaluations", "instances", "facts derived", "seconds") + \
+            (("node rows",) if with_nodes else ()):
+        rules.add_column(column, justify="right" if column not in ("rule", "path", "node rows") else "left")
+    for index, r in ordered:
+        row = [f"{r.label}: {reasoner.program.rules[index]}", _path(reasoner, index), str(r.evaluations),
+               f"{r.instances:,}", f"{r.derived:,}", f"{r.seconds:.3f}"]
+        rules.add_row(*row, *([node_rows(r.nodes)] if with_nodes else []))
     console.print(strata)
     console.print(rules)
     from deltalog.cli import module_lines

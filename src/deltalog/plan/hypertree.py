@@ -31,7 +31,7 @@ from deltalog.analysis.decompose import Decomposition, decompose
 from deltalog.plan import ir
 from deltalog.plan.greedy import GreedyPlanner, pending_literals
 from deltalog.plan.joins import Source, Statistics, order_joins, place_ready
-from deltalog.plan.query import FULL, BodyQuery, InView
+from deltalog.plan.query import FULL, BodyQuery, InView, node_label
 from deltalog.plan.translate import variables_of
 from deltalog.syntax.ast import Comparison
 
@@ -210,7 +210,9 @@ class Yannakakis:
         if set(plan.columns) == chi and (isinstance(plan, ir.Scan) or len(self.order) == 1 and
                                          chi == frozenset().union(*(s.names for s in members))):
             return plan, rows   # a set already (a join of sets keeping every variable), used once
-        return ir.Distinct(project(plan, tuple(sorted(chi)))), rows
+        # the labelled projection counts the in-node join's rows (``--stats``: node sizes)
+        labelled = ir.Project(plan, tuple((c, ir.Col(c)) for c in sorted(chi)), label=node_label(p))
+        return ir.Distinct(labelled), rows
 
     def later(self):
         negations = [n.atom for n in self.shape.later_negations]

@@ -165,3 +165,19 @@ class Planner(ABC):
         names = tuple(sorted(query.body.needed))
         distinct = ir.Distinct(ir.Project(self.plan(query.body, stats), tuple((n, ir.Col(n)) for n in names)))
         return ir.Aggregate(distinct, query.group_by, query.function, query.argument, query.result)
+
+
+# ---- metrics labels a planner may put on its plans ---------------------------------------------
+
+NODE_LABEL = "hd-node:"
+
+
+def node_label(node: int) -> str:
+    """The metrics label of a decomposition node's in-node join (plan/hypertree.py): the rows it
+    produced are counted per rule as ``RuleStats.nodes`` (``--stats``: node sizes)."""
+    return f"{NODE_LABEL}{node}"
+
+
+def labelled_node(label: str) -> int | None:
+    """The node a ``node_label`` names (None for any other label)."""
+    return int(label[len(NODE_LABEL):]) if label.startswith(NODE_LABEL) else None

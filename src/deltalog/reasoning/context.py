@@ -11,7 +11,7 @@ from deltalog.backends.base import Backend
 from deltalog.errors import OutOfMemoryError
 from deltalog.limits import Budget
 from deltalog.plan import ir
-from deltalog.plan.query import Planner
+from deltalog.plan.query import Planner, labelled_node
 
 
 @dataclass
@@ -23,6 +23,13 @@ class RuleStats:
     derived: int = 0
     seconds: float = 0.0
     evaluations: int = 0
+    nodes: dict[int, int] = field(default_factory=dict)   # hypertree node -> rows its in-node joins made
+
+    def count_nodes(self, metrics: dict[str, int]) -> None:
+        """Add the rows of the hypertree nodes' in-node joins (plan/hypertree.py labels them)."""
+        for label, rows in metrics.items():
+            if (node := labelled_node(label)) is not None:
+                self.nodes[node] = self.nodes.get(node, 0) + rows
 
 
 @dataclass
@@ -133,6 +140,8 @@ class Reasoning:
         stats.seconds, stats.instances, stats.evaluations = stats.seconds + elapsed, stats.instances + instances, \
             stats.evaluations + 1
         stats.derived += 0 if delete else changed
+        if metrics:
+            stats.count_nodes(metrics)
         self.record_phase(phase, instances, changed, elapsed)
         return changed
 
