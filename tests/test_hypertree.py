@@ -137,6 +137,42 @@ def test_stats_count_the_rows_of_each_node():
     assert all(not s.nodes for s in off.reasoning.stats.rules.values())
 
 
+def test_the_candidate_decomposition_estimated_cheapest_on_the_data_is_evaluated(monkeypatch):
+    """A 4-cycle has two decompositions of width 2: bags {S, T, X} + {S, T, Y} (pairs sharing a course,
+    pairs sharing an advisor) or {S, X, Y} + {T, X, Y} (each student's courses with their advisor).
+    With many students per advisor the first's root (pairs sharing an advisor) is quadratic, the
+    second's node relations linear."""
+    import numpy as np
+    import polars as pl
+
+    import deltalog.plan.hypertree as hypertree
+    rng = np.random.default_rng(0)
+    students = 300
+    takes = pl.DataFrame({"c0": np.repeat(np.arange(students), 2),
+                          "c1": rng.integers(0, 400, students * 2)}).unique()
+    advisor = pl.DataFrame({"c0": np.arange(students), "c1": rng.integers(0, 3, students)})
+    rule = "cs(S, T) :- t(S, X), t(T, X), a(S, Y), a(T, Y)."
+
+    def node_rows(decompositions) -> tuple[int, int]:
+        monkeypatch.setattr(hypertree, "body_decompositions", decompositions)
+        reasoner = Reasoner(rule, hd="all")
+        reasoner.load("t", takes)
+        reasoner.load("a", advisor)
+        reasoner.materialise()
+        (stats,) = reasoner.reasoning.stats.rules.values()
+        return sum(stats.nodes.values()), stats.derived
+
+    every = hypertree.body_decompositions
+    assert len(every((frozenset("SX"), frozenset("TX"), frozenset("SY"), frozenset("TY")), (),
+                     frozenset("ST"))) == 2
+    first_rows, first_derived = node_rows(lambda *shape: every(*shape)[:1])
+    second_rows, second_derived = node_rows(lambda *shape: every(*shape)[1:2])
+    chosen_rows, chosen_derived = node_rows(every)
+    assert first_derived == second_derived == chosen_derived
+    assert second_rows * 10 < first_rows   # the data-blind first candidate is the quadratic one
+    assert chosen_rows == second_rows
+
+
 def test_unknown_mode_is_refused():
     from deltalog.errors import UsageError
     with pytest.raises(UsageError):

@@ -114,6 +114,38 @@ def decompose(edges: Sequence[Iterable[str]], constraints: Sequence[Iterable[str
     return _assemble(bags, parents, hyperedges, extra, cover, exact, frozenset(prefer))
 
 
+def decompositions(edges: Sequence[Iterable[str]], constraints: Sequence[Iterable[str]] = (),
+                   prefer: Iterable[str] = (), limit: int = 4) -> tuple[Decomposition, ...]:
+    """``decompose``'s decomposition first, then up to ``limit - 1`` others of the same width with
+    different bags, from the orderings that eliminate one variable first (then greedily): the
+    data-blind search cannot tell which bags are small on the data, so the planner estimates each
+    candidate on the current statistics and evaluates the cheapest (000 section 5 chooses
+    decompositions with a cost model).
+
+    >>> four_cycle = [{"S1", "C"}, {"S2", "C"}, {"S1", "P"}, {"S2", "P"}]
+    >>> sorted(sorted(map(sorted, (n.chi for n in d.nodes))) for d in decompositions(four_cycle))
+    [[['C', 'P', 'S1'], ['C', 'P', 'S2']], [['C', 'S1', 'S2'], ['P', 'S1', 'S2']]]
+    """
+    best = decompose(edges, constraints, prefer)
+    hyperedges = [frozenset(e) for e in edges]
+    extra = [frozenset(c) for c in constraints]
+    variables = sorted(frozenset().union(*hyperedges)) if hyperedges else []
+    adjacency = _primal_graph(variables, hyperedges + extra)
+    cover = _cover_function(tuple(hyperedges))
+    found = [best]
+    seen = {frozenset(n.chi for n in best.nodes)}
+    for v in variables:
+        if len(found) >= limit:
+            break
+        bags, parents = _bags_from_order(_min_fill_order(variables, adjacency, cover, first=v), adjacency)
+        other = _assemble(bags, parents, hyperedges, extra, cover, best.exact, frozenset(prefer))
+        key = frozenset(n.chi for n in other.nodes)
+        if other.width == best.width and key not in seen:
+            seen.add(key)
+            found.append(other)
+    return tuple(found)
+
+
 # ---- the primal graph and bag costs ------------------------------------------------------------
 
 def _primal_graph(variables: list[str], sets: list[frozenset[str]]) -> dict[str, frozenset[str]]:
@@ -210,17 +242,18 @@ def _reach(v: int, eliminated: int, neighbours: list[int]) -> int:
     return found
 
 
-def _min_fill_order(variables: list[str], adjacency: dict[str, frozenset[str]], cover) -> list[str]:
+def _min_fill_order(variables: list[str], adjacency: dict[str, frozenset[str]], cover,
+                    first: str | None = None) -> list[str]:
     """Greedy: eliminate the variable whose bag has the least cover, then the fewest fill edges
-    (min-fill), then the fewest neighbours, then the first name."""
+    (min-fill), then the fewest neighbours, then the first name (``first``, if given, goes first)."""
     graph = {v: set(n) for v, n in adjacency.items()}
-    order = []
+    order: list[str] = []
     while graph:
         def rank(v: str) -> tuple[int, int, int, str]:
             ns = graph[v]
             fill = sum(1 for a, b in combinations(sorted(ns), 2) if b not in graph[a])
             return cover(frozenset(ns | {v}))[0], fill, len(ns), v
-        v = min(graph, key=rank)
+        v = first if first is not None and not order else min(graph, key=rank)
         ns = graph.pop(v)
         for a in ns:
             graph[a] |= ns - {a}

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import deque
 from functools import lru_cache
 
-from deltalog.analysis.decompose import Decomposition, decompose
+from deltalog.analysis.decompose import Decomposition, decompositions
 from deltalog.plan import ir
 from deltalog.plan.greedy import GreedyPlanner, pending_literals
 from deltalog.plan.joins import Source, Statistics, order_joins, place_ready
@@ -37,10 +37,17 @@ from deltalog.syntax.ast import Comparison
 
 
 @lru_cache(maxsize=4096)
+def body_decompositions(edges: tuple[frozenset[str], ...], constraints: tuple[frozenset[str], ...],
+                        prefer: frozenset[str]) -> tuple[Decomposition, ...]:
+    """The candidate decompositions of a body shape (000 section 2), computed once per shape: the
+    minimal-width one first, then others of that width (``analysis.decompose.decompositions``)."""
+    return decompositions(edges, constraints, prefer)
+
+
 def body_decomposition(edges: tuple[frozenset[str], ...], constraints: tuple[frozenset[str], ...],
                        prefer: frozenset[str]) -> Decomposition:
-    """The decomposition of a body shape (000 section 2), computed once per shape."""
-    return decompose(edges, constraints, prefer)
+    """The data-blind decomposition of a body shape (``deltalog plan`` prints it)."""
+    return body_decompositions(edges, constraints, prefer)[0]
 
 
 class Shape:
@@ -70,8 +77,8 @@ class Shape:
                 self.constraint_names.append(frozenset(own))
             else:
                 self.later_filters.append(comparison)
-        self.decomposition = body_decomposition(tuple(names[i] for i in self.atoms),
-                                                tuple(self.constraint_names), frozenset(query.needed))
+        self.decompositions = body_decompositions(tuple(names[i] for i in self.atoms),
+                                                  tuple(self.constraint_names), frozenset(query.needed))
 
 
 class YannakakisPlanner(GreedyPlanner):
@@ -91,7 +98,9 @@ class YannakakisPlanner(GreedyPlanner):
         shape = Shape(query, [frozenset(s.names) for s in sources])
         if len(shape.atoms) < 2 or (query.first is not None and query.first in shape.ground):
             return super().plan(query, stats)
-        yannakakis = Yannakakis(query, shape, sources)
+        # every candidate decomposition estimated on the current statistics; the cheapest is planned
+        candidates = [Yannakakis(query, shape, sources, tree) for tree in shape.decompositions]
+        yannakakis = min(candidates, key=Yannakakis.estimated_cost) if len(candidates) > 1 else candidates[0]
         plan = yannakakis.plan()
         if self.guarded and yannakakis.cost * MARGIN >= pipeline_estimate(sources, query.first)[0]:
             return super().plan(query, stats)
@@ -127,9 +136,9 @@ def pipeline_estimate(sources: list[Source], first: int | None) -> tuple[float, 
 class Yannakakis:
     """One body's plan over its decomposition (000 Algorithm 4 for one delta node)."""
 
-    def __init__(self, query: BodyQuery, shape: Shape, sources: list[Source]):
+    def __init__(self, query: BodyQuery, shape: Shape, sources: list[Source], tree: Decomposition):
         self.query, self.shape, self.sources = query, shape, sources
-        self.tree = shape.decomposition
+        self.tree = tree
         self.views = {id(n.atom): n.view for n in query.negations}
         self.root = self.delta_node()
         self.order, self.parent = self.traversal(self.root)
@@ -190,16 +199,36 @@ class Yannakakis:
         up[self.root] = down[self.root]
         return self.finish(self.cross_node_join(up))
 
-    def node_relation(self, p: int, down: dict[int, ir.Node], estimate: dict[int, int]) -> tuple[ir.Node, int]:
-        """Π_p: the λ(p) and filter atoms joined, the node's literals applied, projected on χ(p)."""
-        node, chi = self.tree.nodes[p], self.chi(p)   # χ(p) ⊆ var(λ(p)): the join binds every column
+    def estimated_cost(self) -> float:
+        """The rows ``plan()`` estimates its plan produces, without building the plan."""
+        estimate: dict[int, int] = {}
+        cost = 0.0
+        for p in self.order:
+            members, first = self.members(p, None, estimate)
+            produced, size = pipeline_estimate(members, first)
+            cost += 2 * produced + size
+            estimate[p] = int(min(size, min(s.rows for s in members)))
+        return cost
+
+    def members(self, p: int, down: dict[int, ir.Node] | None, estimate: dict[int, int]
+                ) -> tuple[list[Source], int | None]:
+        """What node p's in-node join joins (the parent's separator rows first, when seeded top-down;
+        without ``down`` only their estimate) and which of them starts."""
+        node = self.tree.nodes[p]
         positions = [self.shape.atoms[k] for k in node.cover + node.filters]
         members = [self.sources[i] for i in positions]
         first = positions.index(self.query.first) if self.query.first in positions else None
         sep, parent = self.separator(p), self.parent[p]
         if sep and parent is not None:
-            members = [Source(distinct_on(down[parent], sep), frozenset(sep), estimate[parent])] + members
+            seed = distinct_on(down[parent], sep) if down is not None else ir.Values(sep, ())
+            members = [Source(seed, frozenset(sep), estimate[parent])] + members
             first = 0 if self.query.first is not None else None
+        return members, first
+
+    def node_relation(self, p: int, down: dict[int, ir.Node], estimate: dict[int, int]) -> tuple[ir.Node, int]:
+        """Π_p: the λ(p) and filter atoms joined, the node's literals applied, projected on χ(p)."""
+        node, chi = self.tree.nodes[p], self.chi(p)   # χ(p) ⊆ var(λ(p)): the join binds every column
+        members, first = self.members(p, down, estimate)
         local = [self.shape.local[j] for j in node.constraints]
         pending = pending_literals([n.atom for n in local if isinstance(n, InView)],
                                    [f for f in local if isinstance(f, Comparison)], (), self.views)
