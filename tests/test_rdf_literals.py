@@ -256,3 +256,20 @@ def test_every_value_round_trips_through_every_format(tmp_path_factory, rows):
         write_relations({"q": r.relation("q")}, out, format=fmt)
         back = read_facts_dir(out)
         assert _cells(back["triple" if fmt == "nt" else "q"]) == expected, fmt
+
+
+CELL_SAMPLES = st.one_of(
+    st.integers(-2**63, 2**63 - 1).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from([c for c, _ in CELLS] + ["-0.0", "1.5E0", "007", "<http://e.org/a>", "", "x y", '"q"']),
+    st.text(max_size=6),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(CELL_SAMPLES, min_size=1, max_size=30))
+def test_a_column_is_typed_cell_by_cell_as_parse_cell_types_each(cells):
+    """classify's shortcuts (an all-int column; only float- and literal-shaped cells formatted back)
+    agree with the scalar rules on every mix of cells."""
+    typed = classify(pl.Series(cells, dtype=pl.String))
+    assert [KIND_NAMES[k] for k in typed["kind"]] == [parse_cell(c)[0] for c in cells]

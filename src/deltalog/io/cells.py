@@ -29,6 +29,10 @@ def classify(cells: pl.Series) -> pl.DataFrame:
         row = int(too_big.arg_true()[0])
         raise UnrepresentableValue(f"row {row + 1}: integer {cells[row]} does not fit 64 bits "
                                    "(quote it to keep it as a string)")
+    if cells.null_count() == 0 and cells.str.contains(CANONICAL_INT).all():
+        # the common column of ids: every cell a canonical int (none of the other kinds can match)
+        kind = pl.Series("kind", [INT], dtype=pl.UInt8).extend_constant(INT, cells.len() - 1)
+        return pl.DataFrame({"kind": kind, "int": ints, "float": floats, "text": cells})
     maybe_float = frame.select(pl.col("t").str.contains(CANONICAL_FLOAT) & (pl.col("t") != "-0.0")).to_series()
     is_float = pl.Series([False] * cells.len())
     if maybe_float.any():
@@ -83,10 +87,7 @@ def quoted_cells(strings: pl.Series) -> pl.Series:
 
 def classify_lenient(strings: pl.Series) -> pl.DataFrame:
     """``kind`` and ``quoted`` of each string as a cell, counting an overlong canonical int as an int."""
-    floats = strings.cast(pl.Float64, strict=False)
-    maybe_float = strings.str.contains(CANONICAL_FLOAT) & (strings != "-0.0")
-    is_float = maybe_float & (float_strings(floats.fill_null(float("nan"))) == strings)
-    frame = pl.DataFrame({"t": strings, "f": is_float, "literal": literal_mask(strings)})
+    frame = pl.DataFrame({"t": strings, "f": float_mask(strings), "literal": literal_mask(strings)})
     return frame.select(
         pl.when(pl.col("t").str.contains(CANONICAL_INT)).then(INT).when(pl.col("f")).then(FLOAT)
         .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).when(pl.col("literal")).then(LITERAL)
@@ -95,15 +96,34 @@ def classify_lenient(strings: pl.Series) -> pl.DataFrame:
     )
 
 
+def float_mask(strings: pl.Series) -> pl.Series:
+    """Which strings are the canonical text of a float (what ``repr`` writes), the candidates found by
+    pattern first so that only they are formatted back."""
+    maybe = (strings.str.contains(CANONICAL_FLOAT) & (strings != "-0.0")).fill_null(False)
+    if not maybe.any():
+        return maybe
+    where = maybe.arg_true()
+    candidates = strings.gather(where)
+    floats = candidates.cast(pl.Float64, strict=False).fill_null(float("nan"))
+    return maybe.scatter(where, (float_strings(floats) == candidates).fill_null(False))
+
+
 def literal_mask(cells: pl.Series) -> pl.Series:
     """Which cells are the canonical text of an RDF literal (``deltalog.storage.values.is_literal_cell``):
     the literal form, but not a plain/``xsd:string`` one (a string), nor an ``xsd:integer`` or
     ``xsd:double`` whose lexical form is canonical (an int or a float, written as such)."""
     parts = cells.str.extract_groups(LITERAL_CELL)
+    found = parts.struct.field("1").is_not_null()
+    if not found.any():   # the usual column: no literal at all
+        return found.alias("literal")
+    where = found.arg_true()   # only the literal-shaped cells are looked at further
+    return found.scatter(where, _literal_mask(parts.gather(where))).alias("literal")
+
+
+def _literal_mask(parts: pl.Series) -> pl.Series:
     body, datatype = parts.struct.field("1"), parts.struct.field("3").fill_null("")
-    frame = pl.DataFrame({"b": body, "d": datatype, "f": body.cast(pl.Float64, strict=False)})
-    canonical_float = frame["b"].str.contains(CANONICAL_FLOAT).fill_null(False) & (frame["b"] != "-0.0") \
-        & (float_strings(frame["f"].fill_null(float("nan"))) == frame["b"]).fill_null(False)
+    frame = pl.DataFrame({"b": body, "d": datatype})
+    canonical_float = float_mask(body.fill_null(""))
     plain = frame.select(
         pl.col("d").is_in([XSD_STRING, LANG_STRING])
         | ((pl.col("d") == XSD_INTEGER) & pl.col("b").str.contains(CANONICAL_INT)
