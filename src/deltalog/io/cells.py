@@ -21,18 +21,19 @@ def classify(cells: pl.Series) -> pl.DataFrame:
     first row, for a canonical int beyond 64 bits."""
     cells = cells.cast(pl.String)
     ints = cells.cast(pl.Int64, strict=False)
-    floats = cells.cast(pl.Float64, strict=False)
-    frame = pl.DataFrame({"t": cells, "i": ints, "f": floats})
-    is_int = pl.col("t").str.contains(CANONICAL_INT)
-    too_big = frame.select(is_int & pl.col("i").is_null()).to_series()
+    int_cells = cells.str.contains(CANONICAL_INT)
+    too_big = int_cells & ints.is_null()
     if too_big.any():
         row = int(too_big.arg_true()[0])
         raise UnrepresentableValue(f"row {row + 1}: integer {cells[row]} does not fit 64 bits "
                                    "(quote it to keep it as a string)")
-    if cells.null_count() == 0 and cells.str.contains(CANONICAL_INT).all():
+    if cells.null_count() == 0 and int_cells.all():
         # the common column of ids: every cell a canonical int (none of the other kinds can match)
         kind = pl.Series("kind", [INT], dtype=pl.UInt8).extend_constant(INT, cells.len() - 1)
-        return pl.DataFrame({"kind": kind, "int": ints, "float": floats, "text": cells})
+        return pl.DataFrame({"kind": kind, "int": ints, "float": ints.cast(pl.Float64), "text": cells})
+    floats = cells.cast(pl.Float64, strict=False)
+    frame = pl.DataFrame({"t": cells, "i": ints, "f": floats, "is_int": int_cells})
+    is_int = pl.col("is_int")
     maybe_float = frame.select(pl.col("t").str.contains(CANONICAL_FLOAT) & (pl.col("t") != "-0.0")).to_series()
     is_float = pl.Series([False] * cells.len())
     if maybe_float.any():
