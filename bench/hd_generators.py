@@ -120,6 +120,8 @@ def pc(n: int = 1000, k: int = 100) -> HdCase:
 CASES = {
     "exp-small": lambda: exp(30, 30, 5),
     "exp": lambda: exp(100, 100, 5),
+    "exp-200": lambda: exp(200, 200, 5),
+    "exp-300": lambda: exp(300, 300, 5),   # 000's scale (300 expressions, 300 values, depth 5)
     "lubm-lc-1": lambda: lubm_lc(1),
     "lubm-lc-3": lambda: lubm_lc(3),
     "lubm-l-1": lambda: lubm_l(1),
