@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
@@ -274,3 +274,20 @@ def test_dictionary_encodes_large_int_batches_consistently():
     assert again.tolist() == ids[::-1].tolist()
     assert len(set(ids.tolist())) == len(set(values.tolist()))
     assert dictionary.lookup_ints(np.concatenate([values[:5], [10**13]])).tolist() == ids[:5].tolist() + [-1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=40), st.lists(st.integers(-50, 50), max_size=200),
+       st.lists(st.integers(-2**63, 2**63 - 1), max_size=5))
+def test_int_encoding_dense_and_sparse_agree(known, dense, wide):
+    """Ids are stable and decode to the values whether a batch is encoded by direct addressing
+    (a narrow range) or by sorting (a wide one)."""
+    from deltalog.storage.dictionary import Dictionary
+    d = Dictionary()
+    first = d.encode_ints(np.array(known, np.int64))
+    for batch in (dense, dense + wide, wide):
+        ids = d.encode_ints(np.array(batch, np.int64))
+        assert [v for _, v in d.decode(ids)] == batch
+        assert d.encode_ints(np.array(known, np.int64)).tolist() == first.tolist()
+        assert d.lookup_ints(np.array(batch, np.int64)).tolist() == ids.tolist()
+    assert len(set(d.encode_ints(np.array(dense + known, np.int64)).tolist())) == len(set(dense + known))

@@ -21,6 +21,10 @@ from deltalog.storage.index import searchsorted_probes
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, LITERAL, STRING
 
 
+DENSE_SPAN_FACTOR = 4        # encode_ints addresses directly when max - min < 4 x values + 2^16
+DENSE_SPAN_MIN = 1 << 16
+
+
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """np.unique's result, by sort and compare (np.unique is far slower here on large int arrays)."""
     if values.size < 2:
@@ -74,8 +78,23 @@ class Dictionary:
         values = np.asarray(values, dtype=np.int64)
         if values.size == 0:
             return np.empty(0, np.int64)
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < DENSE_SPAN_FACTOR * values.size + DENSE_SPAN_MIN:
+            return self._encode_dense_ints(values, lo, hi - lo + 1)
         self._add_ints(sorted_unique(values))
         return self._int_ids[searchsorted_probes(self._int_keys, values)]
+
+    def _encode_dense_ints(self, values: np.ndarray, lo: int, span: int) -> np.ndarray:
+        """``encode_ints`` for values in a range not much wider than their number (ids, counters,
+        row numbers: the usual int columns): presence and ids by direct addressing, no sort."""
+        offsets = values - lo
+        present = np.zeros(span, dtype=bool)
+        present[offsets] = True
+        self._add_ints(np.flatnonzero(present) + lo)
+        start, stop = np.searchsorted(self._int_keys, [lo, lo + span])
+        table = np.empty(span, np.int64)   # only the present values' slots are read
+        table[self._int_keys[start:stop] - lo] = self._int_ids[start:stop]
+        return table[offsets]
 
     def _add_ints(self, unique_values: np.ndarray) -> None:
         pos = np.searchsorted(self._int_keys, unique_values)
