@@ -104,9 +104,9 @@ class Dictionary:
         if fresh.size == 0:
             return
         ids = self._append(INT, fresh, fresh.astype(np.float64), [None] * fresh.size)
-        keys = np.concatenate([self._int_keys, fresh])
-        order = np.argsort(keys, kind="stable")
-        self._int_keys, self._int_ids = keys[order], np.concatenate([self._int_ids, ids])[order]
+        # both sorted and disjoint: a merge (np.insert at the insertion points), not a sort
+        at = np.searchsorted(self._int_keys, fresh)
+        self._int_keys, self._int_ids = np.insert(self._int_keys, at, fresh), np.insert(self._int_ids, at, ids)
 
     def lookup_ints(self, values: np.ndarray) -> np.ndarray:
         """Ids of int values, -1 for values never seen (nothing is added)."""
