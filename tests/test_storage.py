@@ -291,3 +291,20 @@ def test_int_encoding_dense_and_sparse_agree(known, dense, wide):
         assert d.encode_ints(np.array(known, np.int64)).tolist() == first.tolist()
         assert d.lookup_ints(np.array(batch, np.int64)).tolist() == ids.tolist()
     assert len(set(d.encode_ints(np.array(dense + known, np.int64)).tolist())) == len(set(dense + known))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda width: st.lists(
+    st.tuples(*[st.one_of(st.integers(0, 5), st.integers(-2**63, 2**63 - 1)) for _ in range(width)]),
+    min_size=0, max_size=40)), st.integers(1, 4))
+def test_distinct_rows_sorted_lexicographically(rows, width):
+    """distinct_frame packs columns into as few int64 keys as their ranges allow (one sort, or a
+    lexsort over keys, or a column alone when its range passes 63 bits): always the set of rows,
+    in lexicographic order."""
+    from deltalog.backends.local.aggregate import distinct_frame
+    from deltalog.backends.local.frame import Frame
+    width = len(rows[0]) if rows else width
+    columns = {f"c{i}": np.array([r[i] for r in rows], np.int64) for i in range(width)}
+    out = distinct_frame(Frame(columns, len(rows)))
+    got = list(zip(*[out.columns[f"c{i}"].tolist() for i in range(width)])) if out.length else []
+    assert got == sorted(set(rows))

@@ -21,15 +21,62 @@ def _boundaries(sorted_columns: list[np.ndarray], n: int) -> np.ndarray:
 
 
 def distinct_frame(frame: Frame) -> Frame:
-    """The distinct rows of a frame."""
+    """The distinct rows of a frame, in the lexicographic order of its columns.
+
+    Columns are packed into as few int64 keys as their value ranges allow (usually one: then a
+    single sort, and the columns unpacked from the distinct keys; else a lexsort over the keys)."""
     names = list(frame.columns)
     if not names:
         return Frame({}, min(frame.length, 1))
     if frame.length < 2:
         return frame
-    order = np.lexsort([frame.columns[n] for n in reversed(names)])
+    groups = _packed_groups([frame.columns[n] for n in names])
+    if len(groups) == 1:
+        key, lows, spans = groups[0]
+        key.sort()
+        unique = key[_boundaries([key], key.size)]
+        return Frame(dict(zip(names, _unpack(unique, lows, spans))), unique.size)
+    keys = [key for key, _, _ in groups]
+    order = np.lexsort(keys[::-1])
     ordered = frame.take(order)
-    return ordered.take(_boundaries([ordered.columns[n] for n in names], ordered.length))
+    return ordered.take(_boundaries([key[order] for key in keys], ordered.length))
+
+
+def _packed_groups(columns: list[np.ndarray]) -> list[tuple[np.ndarray, list[int], list[int]]]:
+    """Consecutive columns packed into int64 keys ordered as their rows are lexicographically (each
+    column offset by its minimum, in mixed radix), a new key whenever the next column's range
+    would take the key past 63 bits; with each key its columns' minimums and spans."""
+    groups: list[tuple[np.ndarray, list[int], list[int]]] = []
+    key: np.ndarray | None = None
+    lows: list[int] = []
+    spans: list[int] = []
+    space = 1
+    for column in columns:
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        if span >= 2**63:   # offsetting could overflow: the column is a key of its own, as it is
+            low, span = 0, 2**64
+        if key is not None and space * span >= 2**63:
+            groups.append((key, lows, spans))
+            key, lows, spans, space = None, [], [], 1
+        key = column - low if key is None else key * span + (column - low)   # a new array: sorted in place later
+        lows.append(low)
+        spans.append(span)
+        space *= span
+    assert key is not None
+    groups.append((key, lows, spans))
+    return groups
+
+
+def _unpack(keys: np.ndarray, lows: list[int], spans: list[int]) -> list[np.ndarray]:
+    """The columns ``_packed_groups`` packed into ``keys``."""
+    if len(spans) == 1:
+        return [keys + lows[0]]
+    out = []
+    for low, span in zip(reversed(lows), reversed(spans)):
+        keys, digit = np.divmod(keys, span)
+        out.append(digit + low)
+    return out[::-1]
 
 
 def total_order_keys(v: Vals) -> list[np.ndarray]:
