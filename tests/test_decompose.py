@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deltalog.analysis import analyse
-from deltalog.analysis.decompose import Decomposition, _bags_from_order, _cover_function, _primal_graph, decompose
+from deltalog.analysis.decompose import Decomposition, decompose
+from deltalog.analysis.elimination import bags_from_order, cover_function, primal_graph
 from deltalog.analysis.hypergraph import rule_decomposition
 from deltalog.syntax import parse
 
@@ -78,9 +79,9 @@ def test_random_bodies_decompose_validly(edges):
 @given(hypergraphs.filter(lambda es: len(frozenset().union(*es)) <= 6))
 def test_exact_width_is_the_least_over_all_orderings(edges):
     variables = sorted(frozenset().union(*edges))
-    adjacency = _primal_graph(variables, list(edges))
-    cover = _cover_function(tuple(edges))
-    least = min(max(cover(bag)[0] for bag in _bags_from_order(list(order), adjacency)[0])
+    adjacency = primal_graph(variables, list(edges))
+    cover = cover_function(tuple(edges))
+    least = min(max(cover(bag)[0] for bag in bags_from_order(list(order), adjacency)[0])
                 for order in permutations(variables))
     d = decompose(edges)
     assert d.exact and d.width == least
@@ -106,7 +107,7 @@ def test_plan_command_prints_decompositions_and_dot(tmp_path):
 @settings(max_examples=100, deadline=None)
 @given(hypergraphs)
 def test_heuristic_orderings_decompose_validly_and_never_beat_the_exact_width(edges):
-    import deltalog.analysis.decompose as module
+    import deltalog.analysis.elimination as module
     exact = decompose(edges)
     saved, module.EXACT_VARIABLES = module.EXACT_VARIABLES, 0
     try:
