@@ -48,10 +48,15 @@ def refuse_recursive_aggregates(stratum: Stratum) -> None:
 
 
 def dred_stratum(update: Update, stratum: Stratum) -> None:
-    """Maintain one stratum with DRed: overdelete, rederive one step, insert."""
+    """Maintain one stratum with DRed: overdelete, rederive one step, insert. A stratum reading only
+    lower strata settles its deletions in one check instead (algorithms/lowerbound.py)."""
+    from deltalog.algorithms import lowerbound
     refuse_recursive_aggregates(stratum)
-    overdelete(update, stratum)
-    rederive(update, stratum)
+    if lowerbound.reads_only_lower_strata(stratum):
+        lowerbound.settle_in_one_check(update, stratum)
+    else:
+        overdelete(update, stratum)
+        rederive(update, stratum)
     insert(update, stratum)
 
 
