@@ -15,7 +15,10 @@ plan's facts go and when a loop stops. Deleting marks rows with the current gene
 each overdeletion round's delta is the rows deleted in the previous round (inverse
 seminaive); insertion collects each round's new facts in a scratch relation before storing
 them. Nonrecursive rules with an aggregate are maintained by difference: old results not
-produced any more are overdeleted, new ones inserted.
+produced any more are overdeleted, new ones inserted. REDERIVE needs one derivation per fact,
+so its plans are ``ir.Witnessed`` (the backend may stop at each fact's first instance), and a
+stratum whose rules read only lower strata skips it: OVERDELETE then deletes only the candidates
+without a derivation in the new state (algorithms/lowerbound.py).
 """
 
 from __future__ import annotations

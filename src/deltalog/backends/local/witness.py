@@ -41,7 +41,9 @@ from deltalog.backends.local.frame import Frame
 ROW = "#witness"   # the column holding each row's leaf row (not a variable name: '#' never starts one)
 GROWTH = 4
 WINDOWS = 3
-"""A Join expands ranks [0, 1), [1, 5), [5, 21), then the rest of each undecided row's matches."""
+"""A Join expands ranks [0, 1), [1, 5), [5, 21), then the rest of each undecided row's matches (all at
+once when its rows have at most ``ONE_WINDOW`` matches on average: windows would save little)."""
+ONE_WINDOW = 4
 
 Step = Callable[[Frame], Frame]
 SPINE = (ir.Join, ir.SemiJoin, ir.AntiJoin, ir.Filter, ir.Bind, ir.Project)
@@ -135,8 +137,9 @@ class Search:
         counts, leaf = probe.counts, frame.columns[ROW]
         live = np.flatnonzero(counts > 0)
         start, width = 0, 1
+        few = int(counts.sum()) <= ONE_WINDOW * live.size
         for window in range(WINDOWS + 1):
-            stop = start + width if window < WINDOWS else int(counts.max(initial=0))
+            stop = start + width if window < WINDOWS and not few else int(counts.max(initial=0))
             for lo, hi in slices_by_output(np.minimum(counts[live] - start, stop - start), self.ctx.chunk_rows):
                 rows = live[lo:hi][~self.found[leaf[live[lo:hi]]]]
                 if rows.size:
