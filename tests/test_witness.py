@@ -146,3 +146,16 @@ def test_dred_equals_rematerialisation(case):
         dred, remat = reasoners["dred"], reasoners["remat"]
         for p in remat.predicates():
             assert dred.backend.typed_rows(relation=p) == remat.backend.typed_rows(relation=p), (case, p)
+
+
+def test_witness_plans_expand_a_join_rather_than_evaluate_the_group_apart():
+    """Each candidate needs one match, so a join of 1,000 matches a row no longer loses to a 1M-row
+    group evaluated on its own and semi-joined (what made p30's check enumerate p22 ⋈ p21 in full)."""
+    from deltalog.plan.walk import walk
+    from test_plans import FixedStats, rule
+    info = rule("h(X, Z) :- a(X, Y), b(Y, Z).")
+    stats = FixedStats({"a": 1000, "b": 1000, "cand": 100_000}, selectivity=1000)
+    full = rule_plan(info, [View()] * 2, stats, head_view=View(relation="cand"))
+    witness = rule_plan(info, [View()] * 2, stats, head_view=View(relation="cand"), witness=True)
+    assert any(isinstance(n, ir.Distinct) for n in walk(full))
+    assert isinstance(witness, ir.Witnessed) and not any(isinstance(n, ir.Distinct) for n in walk(witness))

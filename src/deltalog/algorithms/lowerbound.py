@@ -68,5 +68,5 @@ def derived_now(update: Update, info: RuleInfo, found: View, candidates: ir.Node
         # p(X, N) :- N = count Y : {...}: the group's new result, compared with the candidate
         columns = tuple(f"c{i}" for i in range(len(info.head.terms)))
         return ir.SemiJoin(candidates, aggregate_results(update, info, View()), columns)
-    return ir.Witnessed(rule_plan(info, [View()] * len(info.positive), update.reasoning, head_view=found,
-                                  label=rule_label(info)))
+    return rule_plan(info, [View()] * len(info.positive), update.reasoning, head_view=found,
+                     label=rule_label(info), witness=True)

@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from deltalog.plan import ir
-from deltalog.storage.index import Probe, expand_ranges
+from deltalog.storage.index import Probe
 from deltalog.backends.local.execute import (
     Context,
     Lookup,
@@ -151,7 +151,7 @@ class Search:
 
     def joined(self, step: JoinStep, frame: Frame, probe: Probe, rows: np.ndarray, start: int, stop: int) -> Frame:
         """The join's output for the matches ranked ``start``..``stop`` of the given frame rows."""
-        probe_idx, matched = expand_window(probe, rows, start, stop)
+        probe_idx, matched = probe.expand_ranks(rows, start, stop)
         right, keep = matched_rows(step.lookup, frame, matched, probe_idx, self.ctx, set(step.node.columns))
         if not keep.all():
             probe_idx, right = probe_idx[keep], {n: c[keep] for n, c in right.items()}
@@ -159,24 +159,3 @@ class Search:
         columns[ROW] = frame.columns[ROW][probe_idx]
         self.ctx.count(step.node.label, probe_idx.size)
         return Frame(columns, probe_idx.size)
-
-
-def expand_window(probe: Probe, rows: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-    """(probe row, relation row) pairs for the matches ranked ``start``..``stop`` of each of ``rows``
-    (ranks count a row's matches run after run), restricted to the probe's row window."""
-    owners, matched = [], []
-    before = np.zeros(rows.size, np.int64)
-    for run, (lo, hi) in zip(probe.runs, probe.bounds):
-        low, width = lo[rows], hi[rows] - lo[rows]
-        first = low + np.clip(start - before, 0, width)
-        last = low + np.clip(stop - before, 0, width)
-        before += width
-        idx, found = expand_ranges(first, last, run.rows)
-        if run.row_lo < probe.row_lo or run.row_hi > probe.row_hi:
-            keep = (found >= probe.row_lo) & (found < probe.row_hi)
-            idx, found = idx[keep], found[keep]
-        owners.append(rows[idx])
-        matched.append(found)
-    if not owners:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(owners), np.concatenate(matched)
