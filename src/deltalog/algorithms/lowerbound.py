@@ -48,6 +48,7 @@ def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: dict[s
             continue
         arity = reasoning.arities[p]
         columns = tuple(f"c{i}" for i in range(arity))
+        # F ∈ N_D stays iff F ∈ E \ E⁻ or some rule p(...) :- body of s has an instance deriving F now
         witnessed = update.workspace.relation(Role.WITNESSED, p, arity)
         candidates = tuples_of(relation, arity, found)
         if (explicit := explicit_relation(p)) in update.backend.relations():

@@ -8,8 +8,8 @@ a candidate has hundreds of instances (``p30(X, Z) :- p22(X, Y), p21(Y, Z)`` wit
 module does it for a body of several atoms.
 
 The spine is cut into steps. Row-wise steps (Filter, Bind, Project, SemiJoin, AntiJoin) map a
-frame to a frame. A Join step expands each row's matches by *rank windows*: its first match,
-then the next ``GROWTH`` - 1, ... and after ``WINDOWS`` windows all the rest; each window's rows
+frame to a frame. A Join step expands each row's matches by *rank windows* (``Probe.expand_ranks``,
+newest rows first): its first match, the next 4, the next 16, then all the rest; each window's rows
 go through the next steps at once (vectorised), and before the next window the rows whose leaf
 row has found a witness are dropped. A candidate with an early witness costs a few matches per
 join; one without any (a fact that really goes) costs its full join, as before, in a few passes.
