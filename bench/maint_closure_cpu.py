@@ -4,7 +4,11 @@ bench/maint_closure.py with CPU seconds and several configurations interleaved i
 Reasoner per VARIANT (``code:modules``, code ``after`` = the code as is, ``before`` = semi/anti-joins
 against views with deleted rows expanding every match (round 2's executor), ``remat`` = the update
 by rematerialisation), each sample of K explicit facts deleted then re-added (DRed) in every
-Reasoner in turn. ``--before-insert``: linear closure modules insert by the closure plans (round 2)
+Reasoner in turn. Code ``main`` = round 4 switched off in process (no early-stop rederivation, no
+one-check settling of strata over lower strata, no witness pricing in the planner; ``Probe.any_alive``'s
+growing windows stay: for round 3's code run this script from main's tree), ``full`` = one-check
+settling but every witness enumerated.
+``--before-insert``: linear closure modules insert by the closure plans (round 2)
 in every Reasoner of the run (a class-level switch, so it cannot be interleaved)."""
 import sys, time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
@@ -12,7 +16,22 @@ import numpy as np
 from maint_generators import make
 from deltalog.api import Reasoner
 import deltalog.backends.local.execute as ex
+import deltalog.backends.local.witness as wi
+import deltalog.algorithms.lowerbound as lb
+import deltalog.plan.greedy as gr
+from deltalog.plan import ir
 orig = ex._only_keys_compared
+orig_lower = lb.reads_only_lower_strata
+
+
+def set_code(code):
+    """Switch the executor and DRed to a variant's code (process-wide, before each of its runs)."""
+    ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
+    lb.reads_only_lower_strata = orig_lower if code in ("after", "full") else (lambda s: False)
+    gr.WITNESS_EXPANSION = 4.0 if code == "after" else float("inf")
+    ex.stream.register(ir.Witnessed, wi._witnessed if code == "after" else (lambda n, c: ex.stream(n.input, c)))
+
+
 if "--before-insert" in sys.argv:
     sys.argv.remove("--before-insert")
     import deltalog.modules.transitive as tr
@@ -25,7 +44,7 @@ ds = make(name)
 rs = {}
 for v in variants:
     code, modules = v.split(":")
-    ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
+    set_code(code)
     r = Reasoner(ds.program, modules=modules); r.load_tables(ds.facts)
     t = time.perf_counter(); c = time.process_time(); r.materialise()
     print(f"{v}: materialise wall {time.perf_counter()-t:.2f} cpu {time.process_time()-c:.2f}", flush=True)
@@ -41,7 +60,7 @@ for s in range(samples):
         if idx.size: sel[p] = ds.facts[p][np.sort(idx)]
     for v in variants:
         code, modules = v.split(":")
-        ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
+        set_code(code)
         alg = "remat" if code == "remat" else "dred"
         r = rs[v]; out = []
         for kind in ("delete", "add"):

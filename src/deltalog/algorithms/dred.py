@@ -15,7 +15,10 @@ plan's facts go and when a loop stops. Deleting marks rows with the current gene
 each overdeletion round's delta is the rows deleted in the previous round (inverse
 seminaive); insertion collects each round's new facts in a scratch relation before storing
 them. Nonrecursive rules with an aggregate are maintained by difference: old results not
-produced any more are overdeleted, new ones inserted.
+produced any more are overdeleted, new ones inserted. REDERIVE needs one derivation per fact,
+so its plans are ``ir.Witnessed`` (the backend may stop at each fact's first instance), and a
+stratum whose rules read only lower strata skips it: OVERDELETE then deletes only the candidates
+without a derivation in the new state (algorithms/lowerbound.py).
 """
 
 from __future__ import annotations
@@ -48,10 +51,15 @@ def refuse_recursive_aggregates(stratum: Stratum) -> None:
 
 
 def dred_stratum(update: Update, stratum: Stratum) -> None:
-    """Maintain one stratum with DRed: overdelete, rederive one step, insert."""
+    """Maintain one stratum with DRed: overdelete, rederive one step, insert. A stratum reading only
+    lower strata settles its deletions in one check instead (algorithms/lowerbound.py)."""
+    from deltalog.algorithms import lowerbound
     refuse_recursive_aggregates(stratum)
-    overdelete(update, stratum)
-    rederive(update, stratum)
+    if lowerbound.reads_only_lower_strata(stratum):
+        lowerbound.settle_in_one_check(update, stratum)
+    else:
+        overdelete(update, stratum)
+        rederive(update, stratum)
     insert(update, stratum)
 
 

@@ -22,6 +22,8 @@ from deltalog.plan.query import (
 from deltalog.plan.translate import expression, variables_of
 from deltalog.syntax.ast import Atom, Constant
 
+WITNESS_EXPANSION = 4.0
+"""Matches a witness search expands per row and join, as the planner estimates it (a few windows)."""
 UNIT = Source(ir.Values((), ((),)), frozenset(), 1)   # a body without sources: one empty binding
 
 
@@ -35,7 +37,8 @@ class GreedyPlanner(Planner):
             needed |= set().union(*(s.names for s in sources))
         pending = pending_literals([n.atom for n in query.negations], query.filters, query.binds,
                                    {id(n.atom): n.view for n in query.negations})
-        return order_joins(sources, pending, needed, query.first, semijoin_groups=not query.instances)
+        return order_joins(sources, pending, needed, query.first, semijoin_groups=not query.instances,
+                           expansion_cap=WITNESS_EXPANSION if query.witness else None)
 
     def source(self, source: InView | AggregateQuery, stats: Statistics) -> Source:
         if isinstance(source, AggregateQuery):   # one row per group: estimated as one

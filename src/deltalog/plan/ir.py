@@ -341,6 +341,32 @@ class Difference(Node):
         return (self.left, self.right)
 
 
+@dataclass(frozen=True)
+class Witnessed(Node):
+    """Some rows of ``input``: for every row of the leaf at the bottom of its left spine (the left
+    input of each Join, SemiJoin, AntiJoin, Filter, Bind and Project) that ``input`` extends to an
+    output row, at least one such output row. A backend may stop at a leaf row's first witness
+    instead of enumerating every extension; evaluating all of ``input`` is also correct.
+
+    This is the existence check of rederivation (001 Algorithm 4, REDERIVE): with the candidate
+    head facts as the leaf, one output row per candidate that still has a rule instance.
+
+    >>> print(Witnessed(Project(Scan("h", (Col("X"),)), (("c0", Col("X")),))))
+    Witnessed
+      Project[c0=X]
+        Scan h(X) gen[0:)
+    """
+
+    input: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+
 # ---- closure nodes (003 section 5): what a closure module asks a backend to compute -----------
 
 @dataclass(frozen=True)

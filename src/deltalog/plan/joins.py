@@ -65,8 +65,9 @@ class Pending:
 
 
 def order_joins(sources: list[Source], pending: Pending, needed: set[str], first: int | None,
-                semijoin_groups: bool = True) -> ir.Node:
-    """The body plan: sources joined in estimated-cheapest order, other literals placed early."""
+                semijoin_groups: bool = True, expansion_cap: float | None = None) -> ir.Node:
+    """The body plan: sources joined in estimated-cheapest order, other literals placed early
+    (``expansion_cap``: at most this many matches a row are expanded per join, as a witness search does)."""
     remaining = list(sources)
     start = sources[first] if first is not None else min(remaining, key=lambda s: s.rows)
     remaining.remove(start)
@@ -79,7 +80,7 @@ def order_joins(sources: list[Source], pending: Pending, needed: set[str], first
     while remaining:
         plan, size = semijoin_bound(plan, bound, size, remaining, needed | pending.names())
         if semijoin_groups:
-            plan, size = semijoin_groups_cheaply(plan, bound, size, remaining, pending, needed)
+            plan, size = semijoin_groups_cheaply(plan, bound, size, remaining, pending, needed, expansion_cap)
         if not remaining:
             break
         nxt = min(remaining, key=lambda s: (not (s.names & bound), s.fanout(bound), s.rows))
@@ -117,9 +118,10 @@ def groups(remaining: list[Source], bound: set[str]) -> list[list[Source]]:
     return out
 
 
-def semijoin_groups_cheaply(plan, bound, size, remaining, pending, needed):
+def semijoin_groups_cheaply(plan, bound, size, remaining, pending, needed, cap: float | None = None):
     """Replace a group of sources by a semi-join when its own variables are needed nowhere else
-    and evaluating it on its own is estimated cheaper than expanding every binding through it."""
+    and evaluating it on its own is estimated cheaper than expanding every binding through it
+    (``cap``: by at most that factor)."""
     for group in groups(remaining, bound):
         internal = set().union(*(s.names for s in group)) - bound
         others = set().union(*(s.names for s in remaining if s not in group), set())
@@ -127,7 +129,8 @@ def semijoin_groups_cheaply(plan, bound, size, remaining, pending, needed):
         if not internal or not interface or internal & (needed | pending.names() | others):
             continue
         alone, alone_size = plan_group(group)
-        if alone_size >= size * expansion(group, bound):
+        growth = expansion(group, bound)
+        if alone_size >= size * (growth if cap is None else min(growth, cap)):
             continue
         for source in group:
             remaining.remove(source)

@@ -104,7 +104,10 @@ class BodyQuery:
     - ``first``: the source the evaluation must start from (the delta), None: the planner's choice;
     - ``instances``: one row per rule instance (a distinct binding of every source variable), and
       all of them as columns, for algorithms that count derivations: no part of the body may be
-      reduced to an existence check that drops variables.
+      reduced to an existence check that drops variables;
+    - ``witness``: one result row per row of the first source is enough (the plan runs as
+      ``ir.Witnessed``, whose joins stop at a row's first match): a join is then cheaper than
+      evaluating a group of sources apart and semi-joining it.
     """
 
     sources: tuple[Source, ...]
@@ -114,6 +117,7 @@ class BodyQuery:
     needed: frozenset[str] = frozenset()
     first: int | None = None
     instances: bool = False
+    witness: bool = False
 
     def variables(self) -> set[str]:
         """Every variable the sources bind."""
@@ -123,7 +127,8 @@ class BodyQuery:
         lines = [f"body {s}" + (" (first)" if i == self.first else "") for i, s in enumerate(self.sources)]
         lines += [f"not {n}" for n in self.negations]
         lines += [f"filter {f}" for f in self.filters] + [f"bind {b}" for b in self.binds]
-        lines.append(f"needed {', '.join(sorted(self.needed))}" + (" (every instance)" if self.instances else ""))
+        lines.append(f"needed {', '.join(sorted(self.needed))}" + (" (every instance)" if self.instances else "")
+                     + (" (a witness each)" if self.witness else ""))
         return "\n".join(lines)
 
 
@@ -147,6 +152,11 @@ def produce(query: BodyQuery, atom: Atom) -> BodyQuery:
 def keep_instances(query: BodyQuery) -> BodyQuery:
     """Keep one row per rule instance (see ``BodyQuery.instances``)."""
     return replace(query, instances=True)
+
+
+def witness_only(query: BodyQuery) -> BodyQuery:
+    """One result per row of the first source is enough (see ``BodyQuery.witness``)."""
+    return replace(query, witness=True)
 
 
 # ---- the interface -----------------------------------------------------------------------------

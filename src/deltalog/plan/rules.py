@@ -38,6 +38,7 @@ from deltalog.plan.query import (
     produce,
     start_at,
     starting_with,
+    witness_only,
 )
 from deltalog.plan.translate import expression, term, variables_of
 from deltalog.syntax.ast import Aggregate, Atom, Negation, Variable
@@ -160,7 +161,7 @@ def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistic
               first: int | None = None, label: str | None = None, exact_instances: bool = False,
               negative_views: Sequence[View] | None = None, first_negation: int | None = None,
               recheck_view: View = FULL, head_view: View | None = None, inner_view: View = FULL,
-              output: Atom | None = None) -> ir.Node:
+              output: Atom | None = None, witness: bool = False) -> ir.Node:
     """The plan deriving head tuples (columns c0..ck) of ``rule``, positive atom i read in windows[i].
 
     A wrapper kept for its callers; each keyword is one rewrite of the ``body_query``:
@@ -170,7 +171,9 @@ def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistic
     - ``head_view``: only derive head facts found in this view, starting the pipeline there;
     - ``inner_view``: the view aggregate bodies read;
     - ``output``: produce the tuples of this atom (a body atom, for backward chaining) instead of the head's;
-    - ``exact_instances`` keeps one row per rule instance up to the head: ``keep_instances``.
+    - ``exact_instances`` keeps one row per rule instance up to the head: ``keep_instances``;
+    - ``witness``: one head tuple per row of the start source is enough (with ``head_view``: is each
+      fact derived?): ``witness_only``, and the plan is an ``ir.Witnessed``.
     """
     query = body_query(rule, windows, negative_views, inner_view)
     if first is not None:
@@ -183,7 +186,10 @@ def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistic
         query = produce(query, output)
     if exact_instances:
         query = keep_instances(query)
-    return head_projection(plan_body(query, stats, planner_for(stats, rule)), output or rule.head, label)
+    if witness:
+        query = witness_only(query)
+    plan = head_projection(plan_body(query, stats, planner_for(stats, rule)), output or rule.head, label)
+    return ir.Witnessed(plan) if witness else plan
 
 
 # ---- rule instances ------------------------------------------------------------------------------

@@ -40,7 +40,8 @@ def delta_rule_plans(update: Update, info: RuleInfo, own: frozenset[str], positi
 
 
 def one_step_rederivation(update: Update, info: RuleInfo) -> ir.Node:
-    """The deleted facts the rule derives in one step from the surviving facts (head bound to D)."""
+    """The deleted facts the rule derives in one step from the surviving facts (head bound to D); one
+    witness per fact is enough, so the backend may stop at each fact's first instance (``ir.Witnessed``)."""
     v = update.views
     return rule_plan(info, [v.surviving] * len(info.positive), update.reasoning, head_view=v.deleted,
-                     negative_views=[v.old_or_added] * len(info.negative), label=rule_label(info))
+                     negative_views=[v.old_or_added] * len(info.negative), label=rule_label(info), witness=True)

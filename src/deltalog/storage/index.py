@@ -245,35 +245,45 @@ class Probe:
             return probe_parts[0], row_parts[0]
         return np.concatenate(probe_parts), np.concatenate(row_parts)
 
-    def any_alive(self, alive: Callable[[np.ndarray], np.ndarray | None], rounds: int = 4) -> np.ndarray:
+    def any_alive(self, alive: Callable[[np.ndarray], np.ndarray | None], rounds: int = 4,
+                  growth: int = 4) -> np.ndarray:
         """Per probe row: does it have a match inside the row window that ``alive`` keeps (a view's death
-        conditions)? The first few matches of every row are checked one at a time (after a deletion
-        almost every row has a live one among them), and only the rows still undecided are expanded:
-        a semi-join of 100k rows with 400 matches each checks ~100k rows, not 40M."""
+        conditions)? The first ``rounds`` matches of every row are checked one at a time, then the next
+        ``growth``, ``growth``² ... of the rows still undecided (``expand_ranks``, newest first): after a
+        deletion almost every row has a live one among the first, so a semi-join of 100k rows with 400
+        matches each checks ~100k rows, not 40M."""
         found = np.zeros(self.counts.size, bool)
-        for run, (lo, hi) in zip(self.runs, self.bounds):
-            windowed = run.row_lo < self.row_lo or run.row_hi > self.row_hi
-            at = np.array(lo, np.int64)
-            pending = np.flatnonzero((at < hi) & ~found)
-            for _ in range(rounds):
-                if not pending.size:
-                    break
-                ok = self._kept(run.rows[at[pending]], alive, windowed)
-                found[pending[ok]] = True
-                at[pending] += 1
-                pending = pending[~ok]
-                pending = pending[at[pending] < hi[pending]]
-            if pending.size:
-                owners, rows = expand_ranges(at[pending], hi[pending], run.rows)
-                found[pending[owners[self._kept(rows, alive, windowed)]]] = True
+        pending = np.flatnonzero(self.counts > 0)
+        start, width = 0, 1
+        while pending.size:
+            owners, rows = self.expand_ranks(pending, start, start + width)
+            mask = alive(rows)
+            found[owners if mask is None else owners[np.asarray(mask, bool)]] = True
+            start, rounds = start + width, rounds - 1
+            width = 1 if rounds > 0 else width * growth
+            pending = pending[(self.counts[pending] > start) & ~found[pending]]
         return found
 
-    def _kept(self, rows: np.ndarray, alive: Callable[[np.ndarray], np.ndarray | None], windowed: bool) -> np.ndarray:
-        mask = alive(rows)
-        keep = np.ones(rows.size, bool) if mask is None else np.asarray(mask, bool)
-        if windowed:
-            keep = keep & (rows >= self.row_lo) & (rows < self.row_hi)
-        return keep
+    def expand_ranks(self, rows: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """(probe row, relation row) pairs for the matches ranked ``start``..``stop`` of each probe row in
+        ``rows``, restricted to the row window. Ranks go newest first (the last run first, in a run the
+        key's last rows first): once facts were deleted and added again, a key's old rows are the dead
+        ones, and a live match comes in the first ranks instead of after all of them."""
+        owners, matched = [], []
+        before = np.zeros(rows.size, np.int64)
+        for run, (lo, hi) in zip(self.runs[::-1], self.bounds[::-1]):
+            top, width = hi[rows], hi[rows] - lo[rows]
+            idx, found = expand_ranges(top - np.clip(stop - before, 0, width),
+                                       top - np.clip(start - before, 0, width), run.rows)
+            before += width
+            if run.row_lo < self.row_lo or run.row_hi > self.row_hi:
+                keep = (found >= self.row_lo) & (found < self.row_hi)
+                idx, found = idx[keep], found[keep]
+            owners.append(rows[idx])
+            matched.append(found)
+        if not owners:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        return np.concatenate(owners), np.concatenate(matched)
 
     def any_match(self) -> np.ndarray:
         """Per probe row: does it have a match inside the row window? (for semi- and anti-joins)"""

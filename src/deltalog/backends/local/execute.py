@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import singledispatch
-from typing import Iterator, MutableMapping
+from typing import Callable, Iterator, MutableMapping
 
 import numpy as np
 
@@ -200,28 +200,33 @@ def join_frames(node: ir.Join, ctx: Context, wanted: tuple[str, ...]) -> Iterato
 
 def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
     """For semi/anti joins: each left frame with a mask of rows that have a match on the right."""
+    check = exists_check(node, ctx)
+    for frame in stream(node.left, ctx):
+        yield frame, check(frame)
+
+
+def exists_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
+    """Which rows of a left frame have a match on the node's right side (indexed once, probed per frame)."""
     right = node.right
-    if (relation := whole_live_relation(right, node.on, ctx)) is not None:
-        names = [t.name for t in right.terms]
-        for frame in stream(node.left, ctx):
-            yield frame, relation.contains([frame.columns[n] for n in names])
-        return
+    if (relation := whole_live_relation(right, node.on, ctx)) is not None and isinstance(right, ir.Scan):
+        names = [t.name for t in right.terms if isinstance(t, ir.Col)]   # all are (whole_live_relation)
+        return lambda frame: relation.contains([frame.columns[n] for n in names])
     if not isinstance(right, ir.Scan) or _has_repeats(right):
         right = ir.Distinct(_project_on(right, node.on))
     lookup = lookup_for(right, node.on, ctx)
-    for frame in stream(node.left, ctx):
+
+    def check(frame: Frame) -> np.ndarray:
         probe = lookup.probe(frame, ctx)
         if lookup.keyed.exact and lookup.keyed.alive(np.empty(0, np.int64)) is None:
-            yield frame, probe.any_match()
-            continue
+            return probe.any_match()
         if lookup.keyed.exact and _only_keys_compared(lookup, frame):
-            yield frame, probe.any_alive(lookup.keyed.alive)   # stops at a row's first live match
-            continue
+            return probe.any_alive(lookup.keyed.alive)   # stops at a row's first live match
         probe_idx, rows = probe.expand(0, frame.length)
         _, keep = matched_rows(lookup, frame, rows, probe_idx, ctx)
         found = np.zeros(frame.length, bool)
         found[probe_idx[keep]] = True
-        yield frame, found
+        return found
+    return check
 
 
 def _only_keys_compared(lookup: Lookup, frame: Frame) -> bool:
@@ -274,18 +279,25 @@ def _antijoin(node: ir.AntiJoin, ctx: Context) -> Iterator[Frame]:
 def _filter(node: ir.Filter, ctx: Context) -> Iterator[Frame]:
     for frame in stream(node.input, ctx):
         if frame.length:
-            yield frame.take(condition_mask(node.condition, frame, ctx.dictionary))
+            yield filter_frame(node, frame, ctx)
+
+
+def filter_frame(node: ir.Filter, frame: Frame, ctx: Context) -> Frame:
+    return frame.take(condition_mask(node.condition, frame, ctx.dictionary))
 
 
 @stream.register
 def _bind(node: ir.Bind, ctx: Context) -> Iterator[Frame]:
     for frame in stream(node.input, ctx):
-        if not frame.length:
-            continue
-        values = evaluate(node.expr, frame, ctx.dictionary)
-        ids = encode_vals(values, ctx.dictionary)
-        out = Frame({**frame.columns, node.column: ids}, frame.length)
-        yield out if values.valid.all() else out.take(values.valid)
+        if frame.length:
+            yield bind_frame(node, frame, ctx)
+
+
+def bind_frame(node: ir.Bind, frame: Frame, ctx: Context) -> Frame:
+    values = evaluate(node.expr, frame, ctx.dictionary)
+    ids = encode_vals(values, ctx.dictionary)
+    out = Frame({**frame.columns, node.column: ids}, frame.length)
+    return out if values.valid.all() else out.take(values.valid)
 
 
 @stream.register
@@ -355,3 +367,6 @@ def _transitive_closure(node: ir.TransitiveClosure, ctx: Context) -> Iterator[Fr
 def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> Iterator[Frame]:
     x, y, nodes = _closure_input(node.edges, node.nodes, ctx)
     return _pair_frames(node, component_pairs(x, y, nodes, chunk=ctx.chunk_rows))
+
+
+from deltalog.backends.local import witness  # noqa: E402,F401  (registers Witnessed: early-stop existence)

@@ -219,6 +219,11 @@ def _difference(node: ir.Difference, ctx: Context) -> DataFrame:
 
 
 @translate.register
+def _witnessed(node: ir.Witnessed, ctx: Context) -> DataFrame:
+    return translate(node.input, ctx)   # every witness: a superset of what the node asks for
+
+
+@translate.register
 def _aggregate(node: ir.Aggregate, ctx: Context) -> DataFrame:
     return aggregate(translate(node.input, ctx), node.group_by, node.function, node.argument, node.output)
 
