@@ -259,6 +259,15 @@ def _union(frames: list[DataFrame]) -> DataFrame:
     return out
 
 
+# ---- ClosureDifference ----------------------------------------------------------------------------
+
+@translate.register
+def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> DataFrame:
+    """By the equivalent plan of TransitiveClosure nodes (``ir.ClosureDifference.expanded``): each closure
+    then takes the path ``choose`` picks for it."""
+    return translate(node.expanded(), ctx)
+
+
 # ---- ComponentPairs -------------------------------------------------------------------------------
 
 @translate.register

@@ -1,0 +1,42 @@
+"""Small plan builders the closure modules share (modules/closure.py, transitive.py): binary relations as
+(c0, c1) columns in a view, possibly flipped, and unions of such plans."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from deltalog.plan import ir
+from deltalog.plan.rules import View
+
+PAIR = ("c0", "c1")
+NOW = View()
+
+
+def pairs(relation: str, view: View, flip: bool = False) -> ir.Node:
+    """A binary relation's rows in a view as columns (c0, c1); ``flip`` swaps them."""
+    scan = keyed(relation, view, flip)
+    return ir.Project(scan, tuple((c, ir.Col(c)) for c in PAIR)) if flip else scan
+
+
+def keyed(relation: str, view: View, flip: bool = False) -> ir.Scan:
+    """The same rows as a bare scan (its columns (c1, c0) when flipped): the right side of a join by
+    column names, which the executor probes through the relation's own index instead of indexing a
+    projection's copy of the rows."""
+    return ir.Scan(view.relation or relation, (ir.Col("c1"), ir.Col("c0")) if flip else (ir.Col("c0"), ir.Col("c1")),
+                   view.since, view.until, None, view.visible, view.deleted)
+
+
+def column(plan: ir.Node, name: str, to: str = "c0") -> ir.Node:
+    return ir.Project(plan, ((to, ir.Col(name)),))
+
+
+def union(plans: Sequence[ir.Node], columns: tuple[str, ...] = PAIR) -> ir.Node:
+    plans = [p for p in plans if p is not None]
+    if not plans:
+        return ir.Values(columns, ())
+    return plans[0] if len(plans) == 1 else ir.Union_(tuple(plans))
+
+
+def swap(plan: ir.Node) -> ir.Node:
+    """(c0, c1) -> (c1, c0), named c0, c1."""
+    return ir.Project(plan, (("c0", ir.Col("c1")), ("c1", ir.Col("c0"))))
