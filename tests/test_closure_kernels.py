@@ -281,3 +281,31 @@ def test_closure_difference_through_backend_and_expanded(edges, kept, tails):
     assert inserted(backend, node) == expected
     backend.drop(relation="out")
     assert inserted(backend, node.expanded()) == expected
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edges=graphs, queries=st.lists(st.tuples(st.integers(0, 18), st.integers(0, 18)), max_size=12),
+       sparse=sparse_ids)
+@example(edges=CYCLE_AND_TAIL, queries=[(0, 0), (3, 3), (4, 4), (6, 6), (2, 3), (3, 2), (17, 1), (6, 7)],
+         sparse=True)
+def test_reaches_kernel(bounds, edges, queries, sparse):
+    from deltalog.backends.local.closure_diff import reaches
+    edges, _ = remap(edges, None, sparse)
+    queries, _ = remap(queries, None, sparse)
+    closed = nx_tc(edges, None)
+    (src, dst), (x, z) = columns(edges), columns(queries)
+    assert reaches(src, dst, x, z).tolist() == [q in closed for q in queries]
+
+
+@given(edges=graphs, queries=st.lists(st.tuples(nodes_strategy, nodes_strategy), max_size=12))
+@example(edges=CYCLE_AND_TAIL, queries=[(0, 0), (3, 3), (6, 6), (2, 3), (3, 2), (6, 7), (6, 7)])
+def test_reaches_through_backend_and_expanded(edges, queries):
+    backend = backend_with(edges)
+    backend.create_relation(relation="q", arity=2)
+    x, z = columns(queries)
+    backend.load(relation="q", table=pl.DataFrame({"a": x, "b": z}), generation=0)
+    node = ir.Reaches(EDGE_SCAN, ir.Scan("q", (ir.Col("A"), ir.Col("B"))))
+    expected = set(queries) & nx_tc(edges, None)
+    assert inserted(backend, node) == expected
+    backend.drop(relation="out")
+    assert inserted(backend, node.expanded()) == expected

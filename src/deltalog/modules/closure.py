@@ -265,10 +265,22 @@ class ClosureModule(ABC):
         v = update.views
         deleted = pairs(self.r, v.deleted, self.flip)
         if self.exact(update.reasoning):   # Del removed only pairs the new inputs do not give
-            deleted = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
+            inputs = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
+            yield self.rules[0], self.oriented(self.reached(update.reasoning, inputs))
+            return
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
         yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
+
+    def reached(self, reasoning: Reasoning, candidates: ir.Node) -> ir.Node:
+        """The ``candidates`` (pairs) R holds by the inputs now (``ir.Reaches``: reachability bits for their
+        targets only, not their sources' whole rows); irreflexive: pairs x != y and diagonal inputs."""
+        now = self.inputs(reasoning, NOW, NOW)
+        found = ir.Reaches(now, candidates)
+        if not self.choice.irreflexive:
+            return found
+        diagonal = ir.SemiJoin(ir.Filter(candidates, ir.Compare("same", ir.Col("c0"), ir.Col("c1"))), now, PAIR)
+        return ir.Union_((ir.Filter(found, ir.Compare("!=", ir.Col("c0"), ir.Col("c1"))), diagonal))
 
     def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""

@@ -416,6 +416,35 @@ class ClosureDifference(Node):
 
 
 @dataclass(frozen=True)
+class Reaches(Node):
+    """The rows (x, z) of ``pairs`` (two columns) such that a path of ``edges`` rows leads from x to z:
+    a membership test against a transitive closure that never enumerates it (003 section 4's Red
+    checks a few deleted facts against the new closure). The local backend computes reachability bits
+    for the pairs' targets only; ``expanded`` is the same by a ``TransitiveClosure`` (Spark runs that).
+
+    >>> Reaches(Scan("e", (Col("X"), Col("Y"))), Scan("q", (Col("A"), Col("B")))).columns
+    ('A', 'B')
+    """
+
+    edges: Node
+    pairs: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.pairs.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.edges, self.pairs)
+
+    def expanded(self) -> Node:
+        """The same rows as a semi-join with the closure from the pairs' sources."""
+        a, b = self.pairs.columns
+        edges = Project(self.edges, ((a, Col(self.edges.columns[0])), (b, Col(self.edges.columns[1]))))
+        sources = Distinct(Project(self.pairs, ((a, Col(a)),)))
+        return SemiJoin(self.pairs, TransitiveClosure(edges, sources), (a, b))
+
+
+@dataclass(frozen=True)
 class ComponentPairs(Node):
     """Pairs (x, y) of nodes in the same connected component of ``edges`` read as undirected.
 

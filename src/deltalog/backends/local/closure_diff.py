@@ -1,5 +1,5 @@
-"""The local kernel of ``ClosureDifference`` (plan/ir.py): the pairs one graph's transitive closure has
-and another's has not, computed in bitset space so that only the difference is ever emitted.
+"""Local kernels that compare transitive closures without emitting them (plan/ir.py): ``ClosureDifference``,
+the pairs one graph's closure has and another's has not, and ``Reaches``, which given pairs a closure has.
 
 003 section 4 maintains a transitive closure under deletion by recomputing the reachable sets of the
 affected sources (the ancestors of the deleted edges' tails) and comparing them with the old ones. On
@@ -11,6 +11,8 @@ and splits them), so the bits stand for the *classes* of the common refinement (
 component of both graphs), whose members reach the same nodes in each graph. Per graph, a component's
 row R*(c) holds its own classes and the OR of its successors' rows, one topological level at a time
 (``closure._levels``); R+(c), its closure, is R*(c) without its own class unless c has a cycle.
+``reaches`` uses the same rows with a bit per target component of the pairs only (DAG-R: a thousand
+deleted edges checked against the new closure with 16 words a row instead of 5M pairs emitted).
 """
 
 from __future__ import annotations
@@ -62,6 +64,39 @@ def _positions_of(ids: np.ndarray, arrays: list[np.ndarray]) -> list[np.ndarray]
     return [table[a - ids[0]] for a in arrays]
 
 
+def reaches(src: np.ndarray, dst: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """For each pair (x[i], z[i]): is there a path of one or more edges ``src -> dst`` from x[i] to
+    z[i]? Bits only for the components of the z's, rows only for what the x's reach."""
+    found = np.zeros(len(x), bool)
+    src, dst, x, z = (np.asarray(a, np.int64) for a in (src, dst, x, z))
+    if src.size == 0 or x.size == 0:
+        return found
+    ids = sorted_unique(np.concatenate([src, dst]))
+    s, d = _positions_of(ids, [src, dst])
+    at_x, at_z = (np.minimum(np.searchsorted(ids, a), ids.size - 1) for a in (x, z))
+    known = (ids[at_x] == x) & (ids[at_z] == z)
+    if not known.any():
+        return found
+    g = Condensed.of(s, d, ids.size)
+    cx, cz = g.label[at_x[known]], g.label[at_z[known]]
+    targets = sorted_unique(cz)   # a column per target component
+    column_of = np.full(g.ncomp, -1, np.int64)
+    column_of[targets] = np.arange(targets.size)
+    side = _Side(g, column_of[g.label], targets.size, g.reachable(cx))
+    rows, col = side.renumber[cx], column_of[cz]
+    words = (targets.size + 63) // 64
+    block = max(1, min(words, BITSET_BYTES // max(8 * side.m, 1)))
+    hits = np.zeros(cx.size, bool)
+    for lo in range(0, words, block):
+        hi = min(words, lo + block)
+        closure = side.closure(lo, hi)
+        inside = (col >> 6 >= lo) & (col >> 6 < hi)
+        word = closure[rows[inside], (col[inside] >> 6) - lo]
+        hits[inside] = (word >> (col[inside] & 63).astype(np.uint64)) & np.uint64(1) == 1
+    found[np.flatnonzero(known)] = hits
+    return found
+
+
 def _ancestors(s: np.ndarray, d: np.ndarray, n: int, tails: np.ndarray) -> np.ndarray:
     """The nodes that reach one of ``tails`` (the tails included), sorted: a breadth-first search from
     a virtual root over the reversed edges."""
@@ -83,15 +118,17 @@ def _classes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 class _Side:
-    """One graph's closure rows over the refinement classes, for the components ``keep`` (sorted)."""
+    """One graph's closure rows for the components ``keep`` (sorted), over q bit columns: ``columns`` gives
+    each node's column, or -1 for a node no bit stands for (nodes of one component never get different
+    columns, and a column's nodes lie inside one component)."""
 
-    def __init__(self, g: Condensed, cls: np.ndarray, q: int, keep: np.ndarray) -> None:
-        self.m = keep.size
+    def __init__(self, g: Condensed, columns: np.ndarray, q: int, keep: np.ndarray) -> None:
+        self.m, self.label = keep.size, g.label
         self.renumber, self.es, self.ed = g.restricted(keep)
         self.levels = _levels(self.es, self.ed, self.m)
-        # each class's component (a class lies inside one component of either graph)
-        comp_of = np.empty(q, np.int64)
-        comp_of[cls] = self.renumber[g.label]
+        comp_of = np.full(q, -1, np.int64)
+        has = columns >= 0
+        comp_of[columns[has]] = self.renumber[g.label[has]]
         self.comp_of = comp_of
         self.own_class = np.flatnonzero(comp_of >= 0)
         self.own_comp = comp_of[self.own_class]
@@ -99,15 +136,14 @@ class _Side:
 
     def rows_of(self, classes: np.ndarray, lo: int, hi: int) -> np.ndarray:
         """R+ rows (words lo..hi) of the components of some classes; zero rows where not kept."""
-        rows = self._closure(lo, hi)
-        # a node of each class, its component here
+        rows = self.closure(lo, hi)
         comp = self.comp_of[classes]
         out = np.zeros((classes.size, hi - lo), "<u8")
         kept = comp >= 0
         out[kept] = rows[comp[kept]]
         return out
 
-    def _closure(self, lo: int, hi: int) -> np.ndarray:
+    def closure(self, lo: int, hi: int) -> np.ndarray:
         """R+ of every kept component, words lo..hi."""
         reach = np.zeros((self.m, hi - lo), "<u8")
         _set_bits(reach, self.own_comp, self.own_class, lo, hi)

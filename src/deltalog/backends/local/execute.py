@@ -22,7 +22,7 @@ from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
 from deltalog.backends.local.closure import component_pairs, transitive_closure
-from deltalog.backends.local.closure_diff import closure_difference
+from deltalog.backends.local.closure_diff import closure_difference, reaches
 
 CHUNK_ROWS = 1 << 18
 
@@ -368,3 +368,13 @@ def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Fr
     x, y, _ = _closure_input(node.edges, None, ctx)
     ox, oy, _ = _closure_input(node.other, None, ctx)
     return _pair_frames(node, closure_difference(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
+
+
+@stream.register
+def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
+    pairs = materialise(node.pairs, ctx)
+    if not pairs.length:
+        return iter(())
+    x, y, _ = _closure_input(node.edges, None, ctx)
+    a, b = (pairs.columns[c] for c in node.pairs.columns)
+    return iter((pairs.select(node.columns).take(reaches(x, y, a, b)),))
