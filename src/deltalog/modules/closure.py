@@ -17,13 +17,18 @@ The plug-ins, all as plans over the stored relations that the algorithm layer ro
   new state (explicit facts and nonrecursive rules over the updated lower strata) do not give.
   That is DRed^c's stop at facts with a nonrecursive derivation, applied to whole reachable
   sets: what is kept is sound, and what other modules still give comes back through Red and
-  insertion. Facts the module deleted itself are not external and are skipped (Δ \\ Δ_i).
+  insertion. Facts the module deleted itself are not external and are skipped (Δ \\ Δ_i). When
+  R is a closure over paths of grounded inputs (``paths``) Del is 003 section 4's: the pairs the
+  old inputs close to and the new ones do not, from the ancestors of the deleted facts' tails, as
+  one ``ir.ClosureDifference`` (the backend diffs the two closures without emitting them).
 - Red (Algorithms 6 and 9): the overdeleted R facts that the closure of the external facts
-  after overdeletion gives again, from their sources (several steps at once).
+  after overdeletion gives again, from their sources (several steps at once). After an exact Del
+  (``exact``) only deleted inputs can come back: they are checked by ``ir.Reaches``.
 - Diff: empty for TC and STC (their rules read only R, 003 section 5); a linear module's steps
   read lower relations, whose changes are handled like external facts.
 - insert (Add during maintenance): the new closure of the affected sources; the algorithm
-  keeps only the facts that are new.
+  keeps only the facts that are new. After an exact Del: the pairs the new inputs close to and
+  the inputs of both states do not (``ir.ClosureDifference`` again, from the new facts' tails).
 
 An *irreflexive* module (``x != z`` on its transitivity or step rules, analysis/modules.py) gives
 the closure pairs (x, y) with x != y and the diagonal facts of X_R (``closure``); every plug-in
@@ -44,7 +49,7 @@ from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.backends.base import Backend, EncodedColumns
 from deltalog.modules.base import RulePlans, Window
 from deltalog.modules.seminaive import SeminaiveModule
-from deltalog.modules.plans import NOW, PAIR, column, keyed, pairs, swap, union
+from deltalog.modules.plans import NOW, PAIR, column, difference, keyed, pairs, reached, swap, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import Reasoning
@@ -217,28 +222,16 @@ class ClosureModule(ABC):
             return self.oriented(self.lost_rows(update, self.affected(reasoning, changed, v.old)))
         # 003 section 4: the pairs the old inputs close to and the new ones do not, from the sources that
         # reach a tail of a changed fact (``paths``), computed as one difference of two closures
-        old = self.inputs(reasoning, v.old, v.old)
-        return self.oriented(self.difference(old, self.inputs(reasoning, NOW, NOW, grounded=True), changed))
-
-    def difference(self, before: ir.Node, after: ir.Node, changed: ir.Node) -> ir.Node:
-        """The module's rows that the inputs ``before`` give and ``after`` do not, for the sources that
-        reach (over ``before``) a tail of a ``changed`` fact (``ir.ClosureDifference``); irreflexive: its
-        pairs x != y and the diagonal facts of ``changed`` that ``before`` has and ``after`` has not."""
-        gone = ir.ClosureDifference(before, after, changed)
-        if not self.choice.irreflexive:
-            return gone
-        diagonal = ir.Distinct(ir.Filter(changed, ir.Compare("same", ir.Col("c0"), ir.Col("c1"))))
-        lost = ir.AntiJoin(ir.SemiJoin(diagonal, before, PAIR), after, PAIR)
-        return ir.Union_((ir.Filter(gone, ir.Compare("!=", ir.Col("c0"), ir.Col("c1"))), lost))
+        old, new = self.inputs(reasoning, v.old, v.old), self.inputs(reasoning, NOW, NOW, grounded=True)
+        return self.oriented(difference(old, new, changed, self.choice.irreflexive))
 
     def paths(self, reasoning: Reasoning) -> bool:
         """Whether R(x, z) holds exactly when a path of external facts leads from x to z and every
         external fact is grounded (no rule of the stratum gives one). Then a pair (x, z) the update
         takes away is lost by a tail u of a deleted fact too: on an old path from x to z, the first
-        fact missing now is (u, v), x still reaches u, so u cannot reach z any more. Del then checks
-        the pairs (x, z) with R(x, u) and z a target u lost only, not every row of every ancestor of
-        a tail (DAG-R: most tails still reach every target through other edges, and the others lose
-        a few). Subclasses whose closure is not over paths say False."""
+        fact missing now is (u, v), x still reaches u, so u cannot reach z any more. Del then needs
+        the sources that reach a tail only (``ir.ClosureDifference`` with the deleted facts), not the
+        rows of every source. Subclasses whose closure is not over paths say False."""
         recursive = {id(info) for info in self.stratum.recursive}
         return not any(id(info) in recursive for info in self.external)
 
@@ -266,21 +259,12 @@ class ClosureModule(ABC):
         deleted = pairs(self.r, v.deleted, self.flip)
         if self.exact(update.reasoning):   # Del removed only pairs the new inputs do not give
             inputs = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
-            yield self.rules[0], self.oriented(self.reached(update.reasoning, inputs))
+            now = self.inputs(update.reasoning, NOW, NOW)
+            yield self.rules[0], self.oriented(reached(now, inputs, self.choice.irreflexive))
             return
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
         yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
-
-    def reached(self, reasoning: Reasoning, candidates: ir.Node) -> ir.Node:
-        """The ``candidates`` (pairs) R holds by the inputs now (``ir.Reaches``: reachability bits for their
-        targets only, not their sources' whole rows); irreflexive: pairs x != y and diagonal inputs."""
-        now = self.inputs(reasoning, NOW, NOW)
-        found = ir.Reaches(now, candidates)
-        if not self.choice.irreflexive:
-            return found
-        diagonal = ir.SemiJoin(ir.Filter(candidates, ir.Compare("same", ir.Col("c0"), ir.Col("c1"))), now, PAIR)
-        return ir.Union_((ir.Filter(found, ir.Compare("!=", ir.Col("c0"), ir.Col("c1"))), diagonal))
 
     def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""
@@ -307,7 +291,7 @@ class ClosureModule(ABC):
         v = update.views
         now = self.inputs(reasoning, NOW, NOW)
         both = ir.SemiJoin(self.inputs(reasoning, v.old, v.old), ir.Distinct(now), PAIR)
-        return self.oriented(self.difference(now, both, changed))
+        return self.oriented(difference(now, both, changed, self.choice.irreflexive))
 
 
 def numeric_ties(dictionary) -> bool:

@@ -1,5 +1,6 @@
 """Small plan builders the closure modules share (modules/closure.py, transitive.py): binary relations as
-(c0, c1) columns in a view, possibly flipped, and unions of such plans."""
+(c0, c1) columns in a view, possibly flipped, unions of such plans, and the closure comparisons of 003
+section 4's maintenance (``difference``, ``reached``)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,32 @@ def union(plans: Sequence[ir.Node], columns: tuple[str, ...] = PAIR) -> ir.Node:
 def swap(plan: ir.Node) -> ir.Node:
     """(c0, c1) -> (c1, c0), named c0, c1."""
     return ir.Project(plan, (("c0", ir.Col("c1")), ("c1", ir.Col("c0"))))
+
+
+def apart(plan: ir.Node) -> ir.Node:
+    return ir.Filter(plan, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
+
+
+def diagonal(plan: ir.Node) -> ir.Node:
+    return ir.Filter(plan, ir.Compare("same", ir.Col("c0"), ir.Col("c1")))
+
+
+def difference(before: ir.Node, after: ir.Node, changed: ir.Node, irreflexive: bool) -> ir.Node:
+    """The closure pairs the inputs ``before`` give and ``after`` do not, for the sources that reach (over
+    ``before``) a tail of a ``changed`` fact (``ir.ClosureDifference``, 003 section 4); irreflexive: the
+    pairs x != y, and the diagonal facts of ``changed`` that ``before`` has and ``after`` has not."""
+    gone = ir.ClosureDifference(before, after, changed)
+    if not irreflexive:
+        return gone
+    lost = ir.AntiJoin(ir.SemiJoin(ir.Distinct(diagonal(changed)), before, PAIR), after, PAIR)
+    return ir.Union_((apart(gone), lost))
+
+
+def reached(now: ir.Node, candidates: ir.Node, irreflexive: bool) -> ir.Node:
+    """The ``candidates`` (pairs) the closure of the inputs ``now`` holds (``ir.Reaches``: reachability
+    bits for their targets only, not their sources' whole rows); irreflexive: pairs x != y, and the
+    diagonal candidates that are inputs."""
+    found = ir.Reaches(now, candidates)
+    if not irreflexive:
+        return found
+    return ir.Union_((apart(found), ir.SemiJoin(diagonal(candidates), now, PAIR)))
