@@ -5,7 +5,8 @@ Reasoner per VARIANT (``code:modules``, code ``after`` = the code as is, ``befor
 against views with deleted rows expanding every match (round 2's executor), ``remat`` = the update
 by rematerialisation), each sample of K explicit facts deleted then re-added (DRed) in every
 Reasoner in turn. ``--before-insert``: linear closure modules insert by the closure plans (round 2)
-in every Reasoner of the run (a class-level switch, so it cannot be interleaved)."""
+in every Reasoner of the run (a class-level switch, so it cannot be interleaved; since round 4 those plans
+are `ClosureDifference`s)."""
 import sys, time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import numpy as np
