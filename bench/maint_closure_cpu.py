@@ -9,7 +9,8 @@ one-check settling of strata over lower strata, no witness pricing in the planne
 growing windows stay: for round 3's code run this script from main's tree), ``full`` = one-check
 settling but every witness enumerated.
 ``--before-insert``: linear closure modules insert by the closure plans (round 2)
-in every Reasoner of the run (a class-level switch, so it cannot be interleaved)."""
+in every Reasoner of the run (a class-level switch, so it cannot be interleaved; since round 4 those plans
+are `ClosureDifference`s)."""
 import sys, time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import numpy as np

@@ -371,6 +371,7 @@ DATASETS: dict[str, Callable[[], Dataset]] = {
     "lubm": lambda: lubm(LUBM_DEFAULT_SCALE),
     "claros": lambda: claros(),
     "dag-r": dag_r,
+    "dag-r-nonlinear": lambda: from_case("dag-r-nonlinear", "tc-nonlinear", build_dag(10_000, 100_000, 1, False)),
     "rs2": rs2,
     "rs1": lambda: rs1(100),
     # small variants for development runs

@@ -202,3 +202,110 @@ def test_walk_and_transform_see_closure_children():
     renamed = transform(plan, lambda n: replace(n, relation="f") if isinstance(n, ir.Scan) else n)
     assert {n.relation for n in walk(renamed) if isinstance(n, ir.Scan)} == {"f"}
     assert transform(plan, lambda n: n) is plan
+
+
+# ---- ClosureDifference (backends/local/closure_diff.py) ----------------------------------------------
+
+def expected_difference(edges: list[Edge], other: list[Edge], tails: list[int] | None) -> set[Edge]:
+    """nx: the pairs of the closure of ``edges`` not in that of ``other``, for sources reaching a tail."""
+    pairs = nx_tc(edges, None) - nx_tc(other, None)
+    if tails is None:
+        return pairs
+    reach = set(tails) | {x for x, z in nx_tc(edges, None) if z in set(tails)}
+    return {(x, z) for x, z in pairs if x in reach}
+
+
+@pytest.fixture(params=["plain", "blocked"])
+def bounds(request, monkeypatch) -> None:
+    """"blocked": column blocks, level slices and unpacking blocks of one word / a few rows."""
+    from deltalog.backends.local import closure_diff
+    if request.param == "blocked":
+        monkeypatch.setattr(closure_diff, "BITSET_BYTES", 64)
+        monkeypatch.setattr(closure_diff, "GATHER_WORDS", 2)
+        monkeypatch.setattr(closure_diff, "UNPACK_BITS", 64)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edges=graphs, kept=st.lists(st.booleans(), min_size=40, max_size=40),
+       extra=st.lists(st.tuples(nodes_strategy, nodes_strategy), max_size=4), tails=restriction,
+       sparse=sparse_ids)
+@example(edges=CYCLE_AND_TAIL, kept=[i != 2 for i in range(40)], extra=[], tails=[2], sparse=False)
+@example(edges=CYCLE_AND_TAIL, kept=[True] * 40, extra=[(3, 0), (7, 6)], tails=None, sparse=True)
+def test_closure_difference_kernel(bounds, edges, kept, extra, tails, sparse):
+    """Deleted and added edges (SCCs split and merge), restricted or not to the tails' ancestors."""
+    from deltalog.backends.local.closure_diff import closure_difference
+    other = [e for e, k in zip(edges, kept) if k] + extra
+    edges, tails = remap(edges, tails, sparse)
+    other, _ = remap(other, None, sparse)
+    expected = expected_difference(edges, other, tails)
+    target(float(len(expected)))
+    (src, dst), (osrc, odst) = columns(edges), columns(other)
+    got = as_set(*closure.collect(closure_difference(
+        src, dst, osrc, odst, None if tails is None else np.array(tails, np.int64), chunk=3)))
+    assert got == expected
+
+
+def test_closure_difference_counts():
+    """Known sizes: a chain cut in the middle, a ring opened (its SCC splits), a DAG with an edge whose
+    tail has many ancestors."""
+    from deltalog.backends.local.closure_diff import closure_difference
+    chain = np.arange(201, dtype=np.int64)
+    keep = chain[:-1] != 100
+    x, _ = closure.collect(closure_difference(chain[:-1], chain[1:], chain[:-1][keep], chain[1:][keep],
+                                              np.array([100])))
+    assert x.size == 101 * 100
+    ring = np.arange(50, dtype=np.int64)
+    x, _ = closure.collect(closure_difference(ring, np.roll(ring, -1), ring[:-1], ring[1:]))
+    assert x.size == 50 * 50 - 50 * 49 // 2
+    assert not list(closure_difference(ring, np.roll(ring, -1), ring, np.roll(ring, -1)))
+    assert not list(closure_difference(ring, np.roll(ring, -1), ring[:-1], ring[1:], np.array([], np.int64)))
+    # every node 0..98 reaches 99, which alone reaches 100
+    s = np.concatenate([np.arange(99), [99]]).astype(np.int64)
+    d = np.concatenate([np.full(99, 99), [100]]).astype(np.int64)
+    x, y = closure.collect(closure_difference(s, d, s[:-1], d[:-1], np.array([99])))
+    assert as_set(x, y) == {(i, 100) for i in range(100)}
+
+
+@given(edges=graphs, kept=st.lists(st.booleans(), min_size=40, max_size=40), tails=restriction)
+@example(edges=CYCLE_AND_TAIL, kept=[i % 3 != 0 for i in range(40)], tails=[0, 6, 18])
+def test_closure_difference_through_backend_and_expanded(edges, kept, tails):
+    """The local node and its expansion by TransitiveClosure nodes (what Spark runs) agree with nx."""
+    backend = backend_with(edges)
+    backend.create_relation(relation="f", arity=2)
+    other = [e for e, k in zip(edges, kept) if k]
+    src, dst = columns(other)
+    backend.load(relation="f", table=pl.DataFrame({"a": src, "b": dst}), generation=0)
+    changed = None if tails is None else ir.Project(restriction_plan(tails), (("A", ir.Col("S")), ("B", ir.Col("S"))))
+    node = ir.ClosureDifference(EDGE_SCAN, ir.Scan("f", (ir.Col("P"), ir.Col("Q"))), changed)
+    expected = expected_difference(edges, other, tails)
+    assert inserted(backend, node) == expected
+    backend.drop(relation="out")
+    assert inserted(backend, node.expanded()) == expected
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edges=graphs, queries=st.lists(st.tuples(st.integers(0, 18), st.integers(0, 18)), max_size=12),
+       sparse=sparse_ids)
+@example(edges=CYCLE_AND_TAIL, queries=[(0, 0), (3, 3), (4, 4), (6, 6), (2, 3), (3, 2), (17, 1), (6, 7)],
+         sparse=True)
+def test_reaches_kernel(bounds, edges, queries, sparse):
+    from deltalog.backends.local.closure_diff import reaches
+    edges, _ = remap(edges, None, sparse)
+    queries, _ = remap(queries, None, sparse)
+    closed = nx_tc(edges, None)
+    (src, dst), (x, z) = columns(edges), columns(queries)
+    assert reaches(src, dst, x, z).tolist() == [q in closed for q in queries]
+
+
+@given(edges=graphs, queries=st.lists(st.tuples(nodes_strategy, nodes_strategy), max_size=12))
+@example(edges=CYCLE_AND_TAIL, queries=[(0, 0), (3, 3), (6, 6), (2, 3), (3, 2), (6, 7), (6, 7)])
+def test_reaches_through_backend_and_expanded(edges, queries):
+    backend = backend_with(edges)
+    backend.create_relation(relation="q", arity=2)
+    x, z = columns(queries)
+    backend.load(relation="q", table=pl.DataFrame({"a": x, "b": z}), generation=0)
+    node = ir.Reaches(EDGE_SCAN, ir.Scan("q", (ir.Col("A"), ir.Col("B"))))
+    expected = set(queries) & nx_tc(edges, None)
+    assert inserted(backend, node) == expected
+    backend.drop(relation="out")
+    assert inserted(backend, node.expanded()) == expected

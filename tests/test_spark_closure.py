@@ -165,3 +165,25 @@ def test_closure_modules_materialise_and_maintain_on_spark(spark, algorithm):
         reasoner.update(delete={"e": [(3, 1), (6, 7)]}, add={"e": [(7, 9), (4, 5)]}, algorithm=algorithm)
         results.append({p: sorted(reasoner.relation(p).rows()) for p in ("p", "s")})
     assert results[0] == results[1]
+
+
+def test_closure_difference_and_reaches(backend):
+    """The maintenance nodes (003 section 4) run as their expansions into TransitiveClosure nodes."""
+    kept = [e for i, e in enumerate(graph()) if i % 4 != 1]
+    backend.create_relation(relation="kept", arity=2)
+    backend.import_rows(relation="kept", table=pa.table({"c0": [a for a, _ in kept], "c1": [b for _, b in kept]}),
+                        generation=0)
+    other = ir.Scan("kept", (ir.Col("A"), ir.Col("B")))
+    lost = closure_of(graph()) - closure_of(kept)
+    assert lost and result(backend, ir.ClosureDifference(EDGES, other), "driver") == lost
+    tails = {"sz", "i105", "i1", "sé", "s-missing"}
+    reaching = tails | {x for x, z in closure_of(graph()) if z in tails}
+    changed = ir.Project(SOURCES, (("P", ir.Col("S")), ("Q", ir.Col("S"))))
+    assert result(backend, ir.ClosureDifference(EDGES, other, changed), "driver") == \
+        {p for p in lost if p[0] in reaching}
+    queries = sorted(closure_of(kept))[:6] + [("sd", "sa"), ("i1", "i1"), ("sz", "s-missing")]
+    backend.create_relation(relation="q", arity=2)
+    backend.import_rows(relation="q", table=pa.table({"c0": [a for a, _ in queries], "c1": [b for _, b in queries]}),
+                        generation=0)
+    asked = ir.Scan("q", (ir.Col("X"), ir.Col("Y")))
+    assert result(backend, ir.Reaches(other, asked), "driver") == set(queries) & closure_of(kept)

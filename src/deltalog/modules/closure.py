@@ -17,13 +17,18 @@ The plug-ins, all as plans over the stored relations that the algorithm layer ro
   new state (explicit facts and nonrecursive rules over the updated lower strata) do not give.
   That is DRed^c's stop at facts with a nonrecursive derivation, applied to whole reachable
   sets: what is kept is sound, and what other modules still give comes back through Red and
-  insertion. Facts the module deleted itself are not external and are skipped (Δ \\ Δ_i).
+  insertion. Facts the module deleted itself are not external and are skipped (Δ \\ Δ_i). When
+  R is a closure over paths of grounded inputs (``paths``) Del is 003 section 4's: the pairs the
+  old inputs close to and the new ones do not, from the ancestors of the deleted facts' tails, as
+  one ``ir.ClosureDifference`` (the backend diffs the two closures without emitting them).
 - Red (Algorithms 6 and 9): the overdeleted R facts that the closure of the external facts
-  after overdeletion gives again, from their sources (several steps at once).
+  after overdeletion gives again, from their sources (several steps at once). After an exact Del
+  (``exact``) only deleted inputs can come back: they are checked by ``ir.Reaches``.
 - Diff: empty for TC and STC (their rules read only R, 003 section 5); a linear module's steps
   read lower relations, whose changes are handled like external facts.
 - insert (Add during maintenance): the new closure of the affected sources; the algorithm
-  keeps only the facts that are new.
+  keeps only the facts that are new. After an exact Del: the pairs the new inputs close to and
+  the inputs of both states do not (``ir.ClosureDifference`` again, from the new facts' tails).
 
 An *irreflexive* module (``x != z`` on its transitivity or step rules, analysis/modules.py) gives
 the closure pairs (x, y) with x != y and the diagonal facts of X_R (``closure``); every plug-in
@@ -44,40 +49,12 @@ from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.backends.base import Backend, EncodedColumns
 from deltalog.modules.base import RulePlans, Window
 from deltalog.modules.seminaive import SeminaiveModule
+from deltalog.modules.plans import NOW, PAIR, column, difference, keyed, pairs, reached, swap, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.update import Update
 from deltalog.reasoning.workspace import explicit_relation
-
-PAIR = ("c0", "c1")
-NOW = View()
-
-
-def pairs(relation: str, view: View, flip: bool = False) -> ir.Node:
-    """A binary relation's rows in a view as columns (c0, c1); ``flip`` swaps them."""
-    scan = keyed(relation, view, flip)
-    return ir.Project(scan, tuple((c, ir.Col(c)) for c in PAIR)) if flip else scan
-
-
-def keyed(relation: str, view: View, flip: bool = False) -> ir.Scan:
-    """The same rows as a bare scan (its columns (c1, c0) when flipped): the right side of a join by
-    column names, which the executor probes through the relation's own index instead of indexing a
-    projection's copy of the rows."""
-    return ir.Scan(view.relation or relation, (ir.Col("c1"), ir.Col("c0")) if flip else (ir.Col("c0"), ir.Col("c1")),
-                   view.since, view.until, None, view.visible, view.deleted)
-
-
-def column(plan: ir.Node, name: str, to: str = "c0") -> ir.Node:
-    return ir.Project(plan, ((to, ir.Col(name)),))
-
-
-def union(plans: Sequence[ir.Node], columns: tuple[str, ...] = PAIR) -> ir.Node:
-    plans = [p for p in plans if p is not None]
-    if not plans:
-        return ir.Values(columns, ())
-    return plans[0] if len(plans) == 1 else ir.Union_(tuple(plans))
-
 
 @dataclass
 class ClosureModule(ABC):
@@ -126,13 +103,6 @@ class ClosureModule(ABC):
         if not self.choice.irreflexive:
             return full
         return self.irreflexive(full, self.inputs(reasoning, view, negative, grounded), sources, "c0")
-
-    def closure_to(self, reasoning: Reasoning, targets: ir.Node, grounded: bool = False) -> ir.Node:
-        """R's rows (x, z) now for z among ``targets``, for a module whose closure is over paths of its
-        inputs (``paths``): the closure of the reversed inputs from the targets, reversed."""
-        given = self.inputs(reasoning, NOW, NOW, grounded)
-        full = swap(ir.TransitiveClosure(swap(given), targets))
-        return self.irreflexive(full, given, targets, "c1") if self.choice.irreflexive else full
 
     @staticmethod
     def irreflexive(full: ir.Node, given: ir.Node, keys: ir.Node | None, column: str) -> ir.Node:
@@ -247,38 +217,28 @@ class ClosureModule(ABC):
         yield self.rules[0], self.lost(update, union([external, steps]))
 
     def lost(self, update: Update, changed: ir.Node) -> ir.Node:
-        v = update.views
-        if not self.paths(update.reasoning):
-            return self.oriented(self.lost_rows(update, self.affected(update.reasoning, changed, v.old)))
-        # (x, z) is lost only if some tail u with R(x, u) (or x = u) loses z itself (``paths``): the
-        # candidates are those pairs, checked against the closure into the lost targets
-        starts = ir.Distinct(column(changed, "c0"))
-        # the tails' old rows are the closure of the old inputs (no rule of the stratum gives one), so
-        # no index of R by source is needed; the candidates are checked against R's rows below
-        before = self.closure(update.reasoning, v.old, v.old, starts)
-        tails = ir.AntiJoin(before, self.closure(update.reasoning, NOW, NOW, starts, grounded=True), PAIR)
-        onward = self.onward(tails, v.old)
-        candidates = ir.SemiJoin(ir.Distinct(union([tails, onward])), keyed(self.r, v.surviving, self.flip), PAIR)
-        kept = self.closure_to(update.reasoning, ir.Distinct(column(tails, "c1")), grounded=True)
-        return self.oriented(ir.AntiJoin(candidates, kept, PAIR))
-
-    def onward(self, pairs_of_tails: ir.Node, view: View) -> ir.Node:
-        """(x, z) for every (t, z) of ``pairs_of_tails`` and x with R(x, t) in ``view``."""
-        reaching = ir.Scan(self.r, (ir.Col("t"), ir.Col("x")) if self.flip else (ir.Col("x"), ir.Col("t")),
-                           view.since, view.until, None, view.visible, view.deleted)   # R(x, t)
-        ends = ir.Project(pairs_of_tails, (("t", ir.Col("c0")), ("z", ir.Col("c1"))))
-        return ir.Project(ir.Join(ends, reaching, ("t",)), (("c0", ir.Col("x")), ("c1", ir.Col("z"))))
+        v, reasoning = update.views, update.reasoning
+        if not self.paths(reasoning):
+            return self.oriented(self.lost_rows(update, self.affected(reasoning, changed, v.old)))
+        # 003 section 4: the pairs the old inputs close to and the new ones do not, from the sources that
+        # reach a tail of a changed fact (``paths``), computed as one difference of two closures
+        old, new = self.inputs(reasoning, v.old, v.old), self.inputs(reasoning, NOW, NOW, grounded=True)
+        return self.oriented(difference(old, new, changed, self.choice.irreflexive))
 
     def paths(self, reasoning: Reasoning) -> bool:
         """Whether R(x, z) holds exactly when a path of external facts leads from x to z and every
         external fact is grounded (no rule of the stratum gives one). Then a pair (x, z) the update
         takes away is lost by a tail u of a deleted fact too: on an old path from x to z, the first
-        fact missing now is (u, v), x still reaches u, so u cannot reach z any more. Del then checks
-        the pairs (x, z) with R(x, u) and z a target u lost only, not every row of every ancestor of
-        a tail (DAG-R: most tails still reach every target through other edges, and the others lose
-        a few). Subclasses whose closure is not over paths say False."""
+        fact missing now is (u, v), x still reaches u, so u cannot reach z any more. Del then needs
+        the sources that reach a tail only (``ir.ClosureDifference`` with the deleted facts), not the
+        rows of every source. Subclasses whose closure is not over paths say False."""
         recursive = {id(info) for info in self.stratum.recursive}
         return not any(id(info) in recursive for info in self.external)
+
+    def exact(self, reasoning: Reasoning) -> bool:
+        """``paths``, and no input is a fact of this stratum (no step of the stratum): then Del's losses are
+        exact w.r.t. the final inputs, so the only deleted facts that can come back are deleted inputs."""
+        return self.paths(reasoning) and not set(self.step_predicates()) & self.predicates
 
     def lost_rows(self, update: Update, sources: ir.Node) -> ir.Node:
         """R's surviving rows of ``sources`` that the grounded external facts of the new state do not give
@@ -297,6 +257,11 @@ class ClosureModule(ABC):
             return
         v = update.views
         deleted = pairs(self.r, v.deleted, self.flip)
+        if self.exact(update.reasoning):   # Del removed only pairs the new inputs do not give
+            inputs = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
+            now = self.inputs(update.reasoning, NOW, NOW)
+            yield self.rules[0], self.oriented(reached(now, inputs, self.choice.irreflexive))
+            return
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
         yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
@@ -312,32 +277,21 @@ class ClosureModule(ABC):
         window = [View(generation, generation + 1, relation=deltas[p]) for p in sorted(grown & names)]
         changed = union([pairs(p, w, self.flip) for p, w in zip(sorted(grown & names), window)])
         external = ir.SemiJoin(changed, ir.Distinct(self.inputs(update.reasoning, NOW, NOW)), PAIR)
-        yield self.rules[0], self.gained(update, external, changed)
+        yield self.rules[0], self.gained(update, external)
 
-    def gained(self, update: Update, changed: ir.Node, recent: ir.Node | None = None) -> ir.Node:
-        """The closure's new rows from the ``changed`` external facts; ``recent``: the R facts (and steps)
-        stored this round, which R holds already but which are new."""
+    def gained(self, update: Update, changed: ir.Node) -> ir.Node:
+        """The closure's new rows from the ``changed`` inputs (Add, 003 section 4's insertion)."""
         reasoning = update.reasoning
-        if not self.paths(reasoning):
+        if not self.exact(reasoning):
             sources = self.affected(reasoning, changed, NOW)
             return self.oriented(self.closure(reasoning, NOW, NOW, sources))
-        # the mirror of ``lost``: on a new path from x to z, before the first new fact (u, v) x reaches u
-        # (or is u), so u gains z itself; the candidates are the tails' gains and their R-ancestors'
-        starts = ir.Distinct(column(changed, "c0"))
-        reach = ir.Distinct(self.closure(reasoning, NOW, NOW, starts))
-        fresh: ir.Node = ir.AntiJoin(reach, keyed(self.r, NOW, self.flip), PAIR)
-        if recent is not None:
-            fresh = union([fresh, ir.SemiJoin(reach, ir.Distinct(recent), PAIR)])
-        onward = self.onward(fresh, NOW)
-        if self.choice.irreflexive:   # (x, x) only from the external facts, which ``fresh`` has
-            onward = ir.Filter(onward, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
-        return self.oriented(ir.Distinct(union([fresh, onward])))
-
-
-def swap(plan: ir.Node) -> ir.Node:
-    """(c0, c1) -> (c1, c0), named c0, c1."""
-    return ir.Project(plan, (("c0", ir.Col("c1")), ("c1", ir.Col("c0"))))
-
+        # the mirror of ``lost``: R now holds what both the old and the new inputs give (the intersection of
+        # two closures, transitive), so a pair R lacks has on a new path a first fact R lacked, a changed
+        # one, whose tail the source reaches; the closure of the inputs both states have lacks the pair
+        v = update.views
+        now = self.inputs(reasoning, NOW, NOW)
+        both = ir.SemiJoin(self.inputs(reasoning, v.old, v.old), ir.Distinct(now), PAIR)
+        return self.oriented(difference(now, both, changed, self.choice.irreflexive))
 
 
 def numeric_ties(dictionary) -> bool:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from deltalog.analysis.modules import base
 from deltalog.modules.base import RulePlans
-from deltalog.modules.closure import PAIR, ClosureModule, pairs, union
+from deltalog.modules.closure import ClosureModule
+from deltalog.modules.plans import PAIR, pairs, union
 from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View

@@ -400,6 +400,77 @@ class TransitiveClosure(Node):
 
 
 @dataclass(frozen=True)
+class ClosureDifference(Node):
+    """Pairs (x, z) joined by a path of ``edges`` rows but by no path of ``other`` rows (both
+    two-column plans; the result has ``edges``' column names).
+
+    With ``changed`` (a two-column plan, e.g. the edges an update deleted), only x that reach the
+    first column of some ``changed`` row over ``edges`` (in zero or more steps) are considered: 003
+    section 4's Del for a transitive closure (the affected sources are the ancestors of the deleted
+    edges' tails; a pair lost has, on an old path, a first deleted edge, whose tail the source
+    reaches). With ``changed`` empty the result is empty without reading the graphs. The local
+    backend computes it in bitset space (both closures, one difference, only its pairs emitted);
+    ``expanded`` is the same set by the other nodes (Spark runs that).
+
+    >>> e = Scan("e", (Col("X"), Col("Y")))
+    >>> ClosureDifference(e, Scan("f", (Col("A"), Col("B")))).columns
+    ('X', 'Y')
+    """
+
+    edges: Node
+    other: Node
+    changed: Node | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.edges.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.edges, self.other) + (() if self.changed is None else (self.changed,))
+
+    def expanded(self) -> Node:
+        """The same rows as an anti-join of two ``TransitiveClosure`` nodes over the affected sources."""
+        a, b = self.edges.columns
+        other = Project(self.other, ((a, Col(self.other.columns[0])), (b, Col(self.other.columns[1]))))
+        sources = None
+        if self.changed is not None:
+            tails = Distinct(Project(self.changed, ((a, Col(self.changed.columns[0])),)))
+            back = Project(self.edges, ((a, Col(b)), (b, Col(a))))
+            ancestors = Project(TransitiveClosure(back, tails), ((a, Col(b)),))
+            sources = Distinct(Union_((tails, ancestors)))
+        return AntiJoin(TransitiveClosure(self.edges, sources), TransitiveClosure(other, sources), (a, b))
+
+
+@dataclass(frozen=True)
+class Reaches(Node):
+    """The rows (x, z) of ``pairs`` (two columns) such that a path of ``edges`` rows leads from x to z:
+    a membership test against a transitive closure that never enumerates it (003 section 4's Red
+    checks a few deleted facts against the new closure). The local backend computes reachability bits
+    for the pairs' targets only; ``expanded`` is the same by a ``TransitiveClosure`` (Spark runs that).
+
+    >>> Reaches(Scan("e", (Col("X"), Col("Y"))), Scan("q", (Col("A"), Col("B")))).columns
+    ('A', 'B')
+    """
+
+    edges: Node
+    pairs: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.pairs.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.edges, self.pairs)
+
+    def expanded(self) -> Node:
+        """The same rows as a semi-join with the closure from the pairs' sources."""
+        a, b = self.pairs.columns
+        edges = Project(self.edges, ((a, Col(self.edges.columns[0])), (b, Col(self.edges.columns[1]))))
+        sources = Distinct(Project(self.pairs, ((a, Col(a)),)))
+        return SemiJoin(self.pairs, TransitiveClosure(edges, sources), (a, b))
+
+
+@dataclass(frozen=True)
 class ComponentPairs(Node):
     """Pairs (x, y) of nodes in the same connected component of ``edges`` read as undirected.
 

@@ -18,6 +18,7 @@ component so every node pairs with one contiguous slice of members.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
@@ -62,49 +63,76 @@ def transitive_closure(src: np.ndarray, dst: np.ndarray, sources: np.ndarray | N
                        chunk: int = CHUNK_PAIRS, method: str = "bitset") -> Iterator[Pairs]:
     """Chunks of the pairs (x, z) with a path of one or more edges ``src[i] -> dst[i]`` from x to z,
     each pair once; (x, x) only when x is on a cycle; with ``sources``, only x among them."""
-    from scipy.sparse.csgraph import breadth_first_order, connected_components
     src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
     if src.size == 0 or (sources is not None and len(sources) == 0):
         return
     ids, s, d = _compress(src, dst)
     n = ids.size
-    ncomp, label = connected_components(_graph(s, d, n), directed=True, connection="strong")
-    label = label.astype(np.int64)
-    size = np.bincount(label, minlength=ncomp)
-    cyclic = size > 1
-    cyclic[label[s[s == d]]] = True
-    cs, cd = label[s], label[d]
-    between = cs != cd
-    key = sorted_unique(cs[between] * ncomp + cd[between])     # condensed edges, sorted by source
-    es, ed = key // ncomp, key % ncomp
+    g = Condensed.of(s, d, n)
     start_nodes = np.arange(n) if sources is None else _positions(ids, sources)
     if start_nodes.size == 0:
         return
     # the components reachable from the sources (all of them without sources), renumbered 0..m-1
-    if sources is None:
-        keep = np.arange(ncomp)
-    else:
-        root = ncomp
-        roots = sorted_unique(label[start_nodes])
-        g = _graph(np.concatenate([es, np.full(roots.size, root)]), np.concatenate([ed, roots]), ncomp + 1)
-        keep = np.sort(breadth_first_order(g, root, directed=True, return_predecessors=False))[:-1]
-    renumber = np.full(ncomp, -1, np.int64)
-    renumber[keep] = np.arange(keep.size)
-    inside = renumber[es] >= 0
-    es, ed = renumber[es[inside]], renumber[ed[inside]]
+    keep = np.arange(g.ncomp) if sources is None else g.reachable(g.label[start_nodes])
+    renumber, es, ed = g.restricted(keep)
     m = keep.size
     rows_of = _reach_bitset if method == "bitset" else _reach_sparse
     # emission: nodes grouped by component, the members of each (renumbered) component contiguous
+    label = g.label
     member_order = np.argsort(renumber[label], kind="stable")
     member_order = member_order[renumber[label[member_order]] >= 0]
     member_off = group_offsets(renumber[label[member_order]], m)
-    singletons = bool((size[keep] == 1).all())
+    singletons = bool((g.size[keep] == 1).all())
     xs = start_nodes
     xc = renumber[label[xs]]
-    for word_lo, row_lo, closure in rows_of(es, ed, m, cyclic[keep]):
+    for word_lo, row_lo, closure in rows_of(es, ed, m, g.cyclic[keep]):
         here = (xc >= row_lo) & (xc < row_lo + closure.shape[0])
         yield from _emit(closure, word_lo, xs[here], xc[here] - row_lo, ids, member_order, member_off,
                          singletons, chunk)
+
+
+@dataclass
+class Condensed:
+    """A graph on nodes 0..n-1 condensed by its strongly connected components: each node's component
+    (``label``), component sizes, which components hold a cycle, the condensed edges sorted by source."""
+
+    label: np.ndarray
+    ncomp: int
+    size: np.ndarray
+    cyclic: np.ndarray
+    es: np.ndarray
+    ed: np.ndarray
+
+    @classmethod
+    def of(cls, s: np.ndarray, d: np.ndarray, n: int) -> "Condensed":
+        from scipy.sparse.csgraph import connected_components
+        ncomp, label = connected_components(_graph(s, d, n), directed=True, connection="strong")
+        label = label.astype(np.int64)
+        size = np.bincount(label, minlength=ncomp)
+        cyclic = size > 1
+        cyclic[label[s[s == d]]] = True
+        cs, cd = label[s], label[d]
+        between = cs != cd
+        key = sorted_unique(cs[between] * ncomp + cd[between])
+        return cls(label, ncomp, size, cyclic, key // ncomp, key % ncomp)
+
+    def reachable(self, roots: np.ndarray) -> np.ndarray:
+        """The components reachable from ``roots`` (components, themselves included), sorted: one
+        breadth-first search from a virtual root."""
+        from scipy.sparse.csgraph import breadth_first_order
+        root = self.ncomp
+        roots = sorted_unique(roots)
+        g = _graph(np.concatenate([self.es, np.full(roots.size, root)]), np.concatenate([self.ed, roots]),
+                   self.ncomp + 1)
+        return np.sort(breadth_first_order(g, root, directed=True, return_predecessors=False))[:-1]
+
+    def restricted(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The components ``keep`` (sorted) renumbered 0..m-1 (-1 elsewhere) and the condensed edges
+        between them, renumbered (still sorted by source)."""
+        renumber = np.full(self.ncomp, -1, np.int64)
+        renumber[keep] = np.arange(keep.size)
+        inside = renumber[self.es] >= 0
+        return renumber, renumber[self.es[inside]], renumber[self.ed[inside]]
 
 
 def _levels(es: np.ndarray, ed: np.ndarray, m: int) -> list[np.ndarray]:

@@ -22,6 +22,7 @@ from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
 from deltalog.backends.local.closure import component_pairs, transitive_closure
+from deltalog.backends.local.closure_diff import closure_difference, reaches
 
 CHUNK_ROWS = 1 << 18
 
@@ -367,6 +368,28 @@ def _transitive_closure(node: ir.TransitiveClosure, ctx: Context) -> Iterator[Fr
 def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> Iterator[Frame]:
     x, y, nodes = _closure_input(node.edges, node.nodes, ctx)
     return _pair_frames(node, component_pairs(x, y, nodes, chunk=ctx.chunk_rows))
+
+
+@stream.register
+def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Frame]:
+    tails = None
+    if node.changed is not None:
+        tails = materialise(node.changed, ctx).columns[node.changed.columns[0]]
+        if tails.size == 0:   # nothing changed: the graphs are not read
+            return iter(())
+    x, y, _ = _closure_input(node.edges, None, ctx)
+    ox, oy, _ = _closure_input(node.other, None, ctx)
+    return _pair_frames(node, closure_difference(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
+
+
+@stream.register
+def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
+    pairs = materialise(node.pairs, ctx)
+    if not pairs.length:
+        return iter(())
+    x, y, _ = _closure_input(node.edges, None, ctx)
+    a, b = (pairs.columns[c] for c in node.pairs.columns)
+    return iter((pairs.select(node.columns).take(reaches(x, y, a, b)),))
 
 
 from deltalog.backends.local import witness  # noqa: E402,F401  (registers Witnessed: early-stop existence)

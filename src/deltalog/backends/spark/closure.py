@@ -1,4 +1,5 @@
 """TransitiveClosure and ComponentPairs on Spark (plan/ir.py): the closure modules' nodes, without rule instances.
+ClosureDifference and Reaches run as their expansions into TransitiveClosure nodes.
 
 Three ways, chosen per node by ``choose`` (docs/spark.md, "Closures", has the measurements):
 
@@ -257,6 +258,21 @@ def _union(frames: list[DataFrame]) -> DataFrame:
     for more in frames[1:]:
         out = out.unionAll(more)
     return out
+
+
+# ---- ClosureDifference ----------------------------------------------------------------------------
+
+@translate.register
+def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> DataFrame:
+    """By the equivalent plan of TransitiveClosure nodes (``ir.ClosureDifference.expanded``): each closure
+    then takes the path ``choose`` picks for it."""
+    return translate(node.expanded(), ctx)
+
+
+@translate.register
+def _reaches(node: ir.Reaches, ctx: Context) -> DataFrame:
+    """By a semi-join with a ``TransitiveClosure`` from the pairs' sources (``ir.Reaches.expanded``)."""
+    return translate(node.expanded(), ctx)
 
 
 # ---- ComponentPairs -------------------------------------------------------------------------------
