@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
@@ -277,6 +277,8 @@ def test_dictionary_encodes_large_int_batches_consistently():
 
 
 @settings(max_examples=80, deadline=None)
+@example(known=[], dense=[], wide=[2**63 - 1])                 # a range ending at the largest int64
+@example(known=[2**63 - 1, -2**63], dense=[0], wide=[-2**63, 2**63 - 2, 2**63 - 1])
 @given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=40), st.lists(st.integers(-50, 50), max_size=200),
        st.lists(st.integers(-2**63, 2**63 - 1), max_size=5))
 def test_int_encoding_dense_and_sparse_agree(known, dense, wide):

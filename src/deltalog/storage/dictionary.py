@@ -91,7 +91,9 @@ class Dictionary:
         present = np.zeros(span, dtype=bool)
         present[offsets] = True
         self._add_ints(np.flatnonzero(present) + lo)
-        start, stop = np.searchsorted(self._int_keys, [lo, lo + span])
+        # hi, not lo + span: a range ending at the largest int64 would overflow
+        start = int(np.searchsorted(self._int_keys, np.int64(lo)))
+        stop = int(np.searchsorted(self._int_keys, np.int64(lo + span - 1), side="right"))
         table = np.empty(span, np.int64)   # only the present values' slots are read
         table[self._int_keys[start:stop] - lo] = self._int_ids[start:stop]
         return table[offsets]
