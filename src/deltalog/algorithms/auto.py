@@ -107,8 +107,21 @@ def generative(info: RuleInfo, own: frozenset[str]) -> bool:
     return any(not head <= variables_of(atom) for atom in info.positive if atom.predicate in own)
 
 
-def feeds_generative_recursion(program: AnalysedProgram) -> set[str]:
-    """The predicates a generative recursive rule depends on, directly or through lower strata."""
+_FEEDING: dict[int, tuple[AnalysedProgram, frozenset[str]]] = {}
+
+
+def feeds_generative_recursion(program: AnalysedProgram) -> frozenset[str]:
+    """The predicates a generative recursive rule depends on, directly or through lower strata (once
+    per program: every deleting update asks)."""
+    found = _FEEDING.get(id(program))
+    if found is None or found[0] is not program:
+        if len(_FEEDING) > 64:
+            _FEEDING.clear()
+        found = _FEEDING[id(program)] = (program, frozenset(_feeding(program)))
+    return found[1]
+
+
+def _feeding(program: AnalysedProgram) -> set[str]:
     feeding: set[str] = set()
     for stratum in reversed(program.strata):
         if stratum.predicates & feeding or any(generative(info, stratum.predicates) for info in stratum.recursive):

@@ -44,10 +44,14 @@ class SeminaiveModule:
         return written
 
     def _round(self, reasoning: Reasoning, delta: Window, generation: int) -> int:
-        """Apply every rule once with at least one recursive atom matched in ``delta``."""
+        """Apply every rule once with at least one recursive atom matched in ``delta``; a variant whose
+        delta atom reads an empty window is skipped before it is planned (one count per predicate)."""
         derived = 0
+        grown = {p for p in self.predicates if reasoning.rows(p, delta[0], delta[1])}
         for info in self.rules:
             for i in self.recursive_positions(info):
+                if info.positive[i].predicate not in grown:
+                    continue
                 plan = rule_plan(info, self.windows(info, i, delta, generation), reasoning,
                                  first=i, label=rule_label(info))
                 derived += reasoning.derive(info, plan, generation)
