@@ -1,14 +1,16 @@
 """Fixed costs (issue 15): what a seminaive round and a small update cost beyond their real work.
 
     PYTHONPATH=src python bench/fixed_costs.py [--rounds-only | --updates-only] [--profile] [--scale 13]
+                                               [--ablate plan-cache,overdeletion-skip]
 
 Per round: ``reach(Y) :- reach(X), edge(X, Y)`` from one end of a 2,000-node chain derives one fact
 per round (2,000 rounds), so its time per round is almost all fixed cost; linear TC over the same
 chain (``modules="none"``: 2,000 seminaive rounds, 2M facts) is the issue's case, whose time per round
 also holds the join work. Per update: a LUBM-like store (about 1.06M explicit facts at scale 13),
-then 20 deletions of one explicit ``takesCourse`` fact each followed by its re-insertion, by DRed and
-by ``auto``; medians of CPU seconds (``time.process_time``: the machine is shared). ``--profile``
-prints where the time goes (cProfile, top functions by own time).
+then 20 no-op updates (deleting a fact that is not there: the pure fixed cost), and 20 deletions of
+one explicit ``takesCourse`` fact each followed by its re-insertion, by DRed and by ``auto``. Medians
+of CPU seconds (``time.process_time``: the machine is shared); ``--profile`` prints where the time
+goes (cProfile, top functions by own time).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def materialise_once(program: str, facts: dict[str, pl.DataFrame]) -> tuple[floa
     """CPU seconds of one materialise() and the number of seminaive rounds it ran."""
     from deltalog.api import Reasoner
     reasoner = Reasoner(program, modules="none", offload=None)
+    without_plan_cache(reasoner)
     reasoner.load_tables(facts)
     started = time.process_time()
     summary = reasoner.materialise()
@@ -67,6 +70,7 @@ def lubm_store(scale: int):
     from maint_generators import lubm
     data = lubm(scale)
     reasoner = Reasoner(data.program)
+    without_plan_cache(reasoner)
     reasoner.load_tables(data.facts)
     started = time.process_time()
     reasoner.materialise()
@@ -80,8 +84,12 @@ def per_update(scale: int, profile: bool) -> list[tuple[str, str]]:
                                                  f"materialise {seconds:.1f} s CPU")]
     takes = data.facts["takesCourse"]
     picks = [takes.slice(i * (takes.height // UPDATES), 1) for i in range(UPDATES)]
+    run_updates(reasoner, picks[:3], "dred")   # warm-up: indexes the updates use get built
+    missing = pl.DataFrame({"c0": [-1], "c1": [-2]}).cast(takes.schema)   # in no relation: nothing to do
+    noop = [timed(lambda: reasoner.update(delete={"takesCourse": missing}, algorithm="dred")) for _ in range(UPDATES)]
+    rows.append(("no-op update (delete a missing fact)", f"{1000 * statistics.median(noop):.2f} ms "
+                                                         f"(median of {UPDATES})"))
     for algorithm in ("dred", "auto"):
-        run_updates(reasoner, picks[:3], algorithm)   # warm-up: indexes the updates use get built
         deletes, inserts = run_updates(reasoner, picks, algorithm)
         for side, times in (("delete", deletes), ("insert", inserts)):
             median = 1000 * statistics.median(times)
@@ -89,6 +97,12 @@ def per_update(scale: int, profile: bool) -> list[tuple[str, str]]:
         if profile:
             profiled(lambda: run_updates(reasoner, picks, algorithm), f"{UPDATES} x (delete, insert), {algorithm}")
     return rows
+
+
+def timed(run: Callable[[], object]) -> float:
+    started = time.process_time()
+    run()
+    return time.process_time() - started
 
 
 def run_updates(reasoner, picks: list[pl.DataFrame], algorithm: str) -> tuple[list[float], list[float]]:
@@ -115,13 +129,32 @@ def profiled(run: Callable[[], object], title: str, top: int = 25) -> None:
     stats.sort_stats("cumulative").print_stats("deltalog", top)
 
 
+ABLATE: set[str] = set()
+"""Decisions turned off for a measurement (``--ablate plan-cache,overdeletion-skip``)."""
+
+
+def without_plan_cache(reasoner) -> None:
+    if "plan-cache" in ABLATE:
+        reasoner.reasoning.plan_cache = None   # plan every rule variant every time
+
+
+def ablate(names: str) -> None:
+    ABLATE.update(n for n in names.split(",") if n)
+    if "overdeletion-skip" in ABLATE:   # DRed overdeletes and rederives for insertions too
+        import deltalog.algorithms.dred as dred
+        dred.may_lose_derivations = lambda update, stratum: True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds-only", action="store_true")
     parser.add_argument("--updates-only", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--scale", type=int, default=13, help="LUBM-like universities (13: ~1.06M explicit facts)")
+    parser.add_argument("--ablate", default="", help="turn decisions off: plan-cache, overdeletion-skip "
+                                                     "(trees that have them)")
     args = parser.parse_args(argv)
+    ablate(args.ablate)
     rows = []
     if not args.updates_only:
         rows += per_round(args.profile)

@@ -85,8 +85,8 @@ class Workspace:
         key = (role, predicate)
         if key not in self._names:
             name = role.of(predicate)
-            self.backend.create_relation(relation=name, arity=arity)
-            self.backend.clear(relation=name)
+            self.backend.drop(relation=name)   # a leftover of the same name goes (a no-op if none):
+            self.backend.create_relation(relation=name, arity=arity)   # one new relation, not two
             self._names[key] = name
             self._by_role.setdefault(role, set()).add(predicate)
         return self._names[key]
