@@ -1,7 +1,7 @@
 """Fixed costs (issue 15): what a seminaive round and a small update cost beyond their real work.
 
     PYTHONPATH=src python bench/fixed_costs.py [--rounds-only | --updates-only] [--profile] [--scale 13]
-                                               [--ablate plan-cache,overdeletion-skip]
+    PYTHONPATH=src python bench/fixed_costs.py --ab plan-cache|overdeletion-skip [--scale 13]
 
 Per round: ``reach(Y) :- reach(X), edge(X, Y)`` from one end of a 2,000-node chain derives one fact
 per round (2,000 rounds), so its time per round is almost all fixed cost; linear TC over the same
@@ -10,7 +10,8 @@ also holds the join work. Per update: a LUBM-like store (about 1.06M explicit fa
 then 20 no-op updates (deleting a fact that is not there: the pure fixed cost), and 20 deletions of
 one explicit ``takesCourse`` fact each followed by its re-insertion, by DRed and by ``auto``. Medians
 of CPU seconds (``time.process_time``: the machine is shared); ``--profile`` prints where the time
-goes (cProfile, top functions by own time).
+goes (cProfile, top functions by own time); ``--ab`` measures one decision of this issue on and off,
+interleaved in one process.
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ def chain_edges(n: int) -> pl.DataFrame:
     return pl.DataFrame({"c0": list(range(n)), "c1": list(range(1, n + 1))})
 
 
-def materialise_once(program: str, facts: dict[str, pl.DataFrame]) -> tuple[float, int, object]:
-    """CPU seconds of one materialise() and the number of seminaive rounds it ran."""
+def materialise_once(program: str, facts: dict[str, pl.DataFrame], off: str = "") -> tuple[float, int, object]:
+    """CPU seconds of one materialise() and the number of seminaive rounds it ran (``off``: a decision
+    turned off, see ``switch``)."""
     from deltalog.api import Reasoner
     reasoner = Reasoner(program, modules="none", offload=None)
-    without_plan_cache(reasoner)
+    if off == "plan-cache":
+        switch(reasoner, off, False)
     reasoner.load_tables(facts)
     started = time.process_time()
     summary = reasoner.materialise()
@@ -70,7 +73,6 @@ def lubm_store(scale: int):
     from maint_generators import lubm
     data = lubm(scale)
     reasoner = Reasoner(data.program)
-    without_plan_cache(reasoner)
     reasoner.load_tables(data.facts)
     started = time.process_time()
     reasoner.materialise()
@@ -129,20 +131,54 @@ def profiled(run: Callable[[], object], title: str, top: int = 25) -> None:
     stats.sort_stats("cumulative").print_stats("deltalog", top)
 
 
-ABLATE: set[str] = set()
-"""Decisions turned off for a measurement (``--ablate plan-cache,overdeletion-skip``)."""
+DECISIONS = ("plan-cache", "overdeletion-skip")
 
 
-def without_plan_cache(reasoner) -> None:
-    if "plan-cache" in ABLATE:
-        reasoner.reasoning.plan_cache = None   # plan every rule variant every time
+def switch(reasoner, decision: str, on: bool) -> None:
+    """Turn one of this issue's decisions on or off in a running reasoner (for --ab)."""
+    import deltalog.algorithms.dred as dred
+    if decision == "plan-cache":
+        cache = reasoner.__dict__.setdefault("_bench_cache", reasoner.reasoning.plan_cache)
+        reasoner.reasoning.plan_cache = cache if on else None   # off: plan every rule variant every time
+    else:   # off: DRed overdeletes and rederives for insertions too
+        original = dred.__dict__.setdefault("_bench_may_lose", dred.may_lose_derivations)
+        dred.may_lose_derivations = original if on else (lambda update, stratum: True)
 
 
-def ablate(names: str) -> None:
-    ABLATE.update(n for n in names.split(",") if n)
-    if "overdeletion-skip" in ABLATE:   # DRed overdeletes and rederives for insertions too
-        import deltalog.algorithms.dred as dred
-        dred.may_lose_derivations = lambda update, stratum: True
+def ab(decision: str, scale: int) -> list[tuple[str, str]]:
+    """The decision on and off, interleaved in one process (per round: alternate materialisations;
+    per update: alternate updates on one store), medians of CPU seconds."""
+    rows = []
+    if decision == "plan-cache":
+        edges = chain_edges(CHAIN)
+        for name, program, facts in (("reach, chain-2000, ms per round", REACH,
+                                      {"edge": edges, "start": pl.DataFrame({"c0": [0]})}),
+                                     ("linear TC, chain-2000, ms per round", TC, {"edge": edges})):
+            times: dict[bool, list[float]] = {True: [], False: []}
+            for _ in range(5):
+                for on in (True, False):
+                    seconds, rounds, _ = materialise_once(program, facts, decision if not on else "")
+                    times[on].append(1000 * seconds / rounds)
+            rows.append((name, on_off(times)))
+    reasoner, data, _ = lubm_store(scale)
+    takes = data.facts["takesCourse"]
+    picks = [takes.slice(i * (takes.height // UPDATES), 1) for i in range(UPDATES)]
+    run_updates(reasoner, picks[:3], "dred")
+    deletes: dict[bool, list[float]] = {True: [], False: []}
+    inserts: dict[bool, list[float]] = {True: [], False: []}
+    for fact in picks:
+        for on in (True, False):
+            switch(reasoner, decision, on)
+            (d,), (i,) = run_updates(reasoner, [fact], "dred")
+            deletes[on].append(1000 * d)
+            inserts[on].append(1000 * i)
+    switch(reasoner, decision, True)
+    return rows + [(f"1-fact delete, dred, ms (scale {scale})", on_off(deletes)),
+                   (f"1-fact insert, dred, ms (scale {scale})", on_off(inserts))]
+
+
+def on_off(times: dict[bool, list[float]]) -> str:
+    return f"on {statistics.median(times[True]):.3f}, off {statistics.median(times[False]):.3f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,14 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--updates-only", action="store_true")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--scale", type=int, default=13, help="LUBM-like universities (13: ~1.06M explicit facts)")
-    parser.add_argument("--ablate", default="", help="turn decisions off: plan-cache, overdeletion-skip "
-                                                     "(trees that have them)")
+    parser.add_argument("--ab", choices=DECISIONS, help="one decision on and off, interleaved in one process")
     args = parser.parse_args(argv)
-    ablate(args.ablate)
     rows = []
-    if not args.updates_only:
+    if args.ab:
+        rows += ab(args.ab, args.scale)
+    elif not args.updates_only:
         rows += per_round(args.profile)
-    if not args.rounds_only:
+    if not args.rounds_only and not args.ab:
         rows += per_update(args.scale, args.profile)
     width = max(len(name) for name, _ in rows)
     print(f"\n{'case':<{width}}  CPU time")
