@@ -151,7 +151,7 @@ class Reasoner(FactLoading):
             self.materialise()
         for predicate, table in list(add_tables.items()) + list(delete_tables.items()):
             self._declare(predicate, table.width)
-        self.reasoning.budget = self.limits.budget(self.fact_count())
+        self.reasoning.budget = self.limits.budget(self.fact_count)
         try:
             with recursion_headroom():
                 result = apply_update(self.reasoning, add_tables, delete_tables, algorithm,
@@ -189,7 +189,7 @@ class Reasoner(FactLoading):
         if not self._materialised:
             with recursion_headroom():
                 materialise_or_roll_back(self.reasoning, progress=progress, on_round=on_round,
-                                         offload=self.offload, budget=self.limits.budget(before))
+                                         offload=self.offload, budget=self.limits.budget(lambda: before))
             self._check_derived()
             self._materialised = True
         stats = self.reasoning.stats

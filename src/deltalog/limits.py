@@ -11,7 +11,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 from deltalog.errors import LimitExceededError, NestingError
 
@@ -34,10 +34,12 @@ class Limits:
         if self.timeout is not None and not self.timeout > 0:
             raise UsageError(f"timeout must be a positive number of seconds, not {self.timeout}")
 
-    def budget(self, facts_now: int) -> Budget | None:
+    def budget(self, facts_now: Callable[[], int]) -> Budget | None:
+        """What a run may spend; ``facts_now`` (the facts held, a count over every relation) is asked
+        only when there is a limit, so an unlimited update costs nothing per relation."""
         if self.max_facts is None and self.timeout is None:
             return None
-        return Budget(self, facts_now)
+        return Budget(self, facts_now())
 
 
 class Budget:

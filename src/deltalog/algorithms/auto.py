@@ -83,7 +83,7 @@ def choose_automatically(update: Update) -> str:
         return "dred"
     explicit = explicit_facts(update)
     program = update.reasoning.program
-    feeding, closures = feeds_generative_recursion(program), feeds_closure_modules(program)
+    feeding, closures = feeding_sets(program)
     changes = [*additions.items(), *deletions.items()]   # an update that deletes: judged as before, whole
     risky = sum(n for p, n in changes if p in feeding)
     closing = sum(n for p, n in changes if p in closures and p not in feeding)
@@ -118,6 +118,21 @@ def generative(info: RuleInfo, own: frozenset[str]) -> bool:
     ``member(Y, X) :- memberOf(X, Y)`` only relabel a tuple."""
     head = variables_of(info.head)
     return any(not head <= variables_of(atom) for atom in info.positive if atom.predicate in own)
+
+
+_FEEDING: dict[int, tuple[AnalysedProgram, frozenset[str], frozenset[str]]] = {}
+
+
+def feeding_sets(program: AnalysedProgram) -> tuple[frozenset[str], frozenset[str]]:
+    """``feeds_generative_recursion`` and ``feeds_closure_modules`` of a program, computed once per
+    program (every deleting update asks)."""
+    found = _FEEDING.get(id(program))
+    if found is None or found[0] is not program:
+        if len(_FEEDING) > 64:
+            _FEEDING.clear()
+        found = _FEEDING[id(program)] = (program, frozenset(feeds_generative_recursion(program)),
+                                         frozenset(feeds_closure_modules(program)))
+    return found[1], found[2]
 
 
 def feeds_generative_recursion(program: AnalysedProgram) -> set[str]:

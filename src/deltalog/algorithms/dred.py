@@ -55,12 +55,24 @@ def dred_stratum(update: Update, stratum: Stratum) -> None:
     lower strata settles its deletions in one check instead (algorithms/lowerbound.py)."""
     from deltalog.algorithms import lowerbound
     refuse_recursive_aggregates(stratum)
-    if lowerbound.reads_only_lower_strata(stratum):
-        lowerbound.settle_in_one_check(update, stratum)
-    else:
-        overdelete(update, stratum)
-        rederive(update, stratum)
+    if may_lose_derivations(update, stratum):   # an insertion-only change skips straight to INSERT
+        if lowerbound.reads_only_lower_strata(stratum):
+            lowerbound.settle_in_one_check(update, stratum)
+        else:
+            overdelete(update, stratum)
+            rederive(update, stratum)
     insert(update, stratum)
+
+
+def may_lose_derivations(update: Update, stratum: Stratum) -> bool:
+    """Can a fact of the stratum lose a derivation: an explicit deletion, a lower predicate that lost
+    facts, or one that gained facts under a negation or into an aggregate? If not, N_D is empty and
+    there is nothing to overdelete or rederive."""
+    if update.workspace.any_of(Role.DELETED, stratum.predicates):
+        return True
+    lost, gained = lower_changes(update, stratum, stratum.rules)
+    return bool(lost) or any(a.predicate in gained for info in stratum.rules for a in info.negative) or \
+        any(info.aggregates and aggregate_rules_affected(info, lost, gained) for info in stratum.rules)
 
 
 # ---- nonrecursive rules with an aggregate --------------------------------------------------------

@@ -202,22 +202,39 @@ def apply_explicit_changes(update: Update) -> None:
 # ---- results ---------------------------------------------------------------------------------
 
 def collect_changes(update: Update, result: UpdateResult) -> None:
-    """The net changes: facts of the old state that are gone, and facts of the new one that are new."""
-    v, backend = update.views, update.backend
+    """The net changes: facts of the old state that are gone, and facts of the new one that are new
+    (read off only for the predicates that changed: every stratum is settled by now, so asking is O(1))."""
     for predicate, arity in sorted(update.reasoning.arities.items()):
-        on = tuple(f"c{i}" for i in range(arity))
-        now = tuples_of(predicate, arity)
         if set_aside := update.workspace.get(Role.SET_ASIDE, predicate):   # rematerialised: compare with it
-            before = tuples_of(set_aside, arity)
-            gone, new, maybe_gone, maybe_new = ir.AntiJoin(before, now, on), ir.AntiJoin(now, before, on), True, True
-        else:
-            gone = ir.AntiJoin(tuples_of(predicate, arity, v.deleted), now, on)
-            new = ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.old), on)
-            maybe_gone, maybe_new = update.removed(predicate) > 0, update.added(predicate) > 0
-        if maybe_gone and (frame := backend.evaluate(plan=ir.Distinct(gone))).height:
-            result.removed[predicate] = frame
-        if maybe_new and (frame := backend.evaluate(plan=ir.Distinct(new))).height:
-            result.added[predicate] = frame
+            before, now, on = tuples_of(set_aside, arity), tuples_of(predicate, arity), columns_of(arity)
+            read_off(update, result.removed, predicate, ir.AntiJoin(before, now, on))
+            read_off(update, result.added, predicate, ir.AntiJoin(now, before, on))
+            continue
+        removed, added = update.changes(predicate)
+        if removed:
+            read_off(update, result.removed, predicate, gone_facts(update, predicate, arity))
+        if added:
+            read_off(update, result.added, predicate, new_facts(update, predicate, arity))
+
+
+def columns_of(arity: int) -> tuple[str, ...]:
+    return tuple(f"c{i}" for i in range(arity))
+
+
+def gone_facts(update: Update, predicate: str, arity: int) -> ir.Node:
+    """Deleted facts of the old state that were not revived (a revived row is live again)."""
+    v = update.views
+    return ir.AntiJoin(tuples_of(predicate, arity, v.deleted), tuples_of(predicate, arity), columns_of(arity))
+
+
+def new_facts(update: Update, predicate: str, arity: int) -> ir.Node:
+    v = update.views
+    return ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.old), columns_of(arity))
+
+
+def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> None:
+    if (frame := update.backend.evaluate(plan=ir.Distinct(plan))).height:
+        into[predicate] = frame
 
 
 def compact_if_worthwhile(update: Update) -> None:

@@ -59,8 +59,10 @@ class StratumByStratum:
 
     def run(self, update: Update) -> None:
         for stratum in update.reasoning.program.strata:
-            if not untouched(update, stratum):
+            unchanged = untouched(update, stratum)
+            if not unchanged:
                 self.for_stratum(stratum)(update, stratum)
+            update.settle(stratum.predicates, unchanged)
 
     def for_stratum(self, stratum: Stratum) -> Callable[[Update, Stratum], None]:
         """``maintain``, or ``fallback`` if a module of the stratum lacks the capability it ``needs``."""
@@ -80,7 +82,8 @@ def chains_backward(module: Module) -> bool:
 def untouched(update: Update, stratum: Stratum) -> bool:
     """No explicit change to the stratum's predicates and no change to anything its rules read:
     nothing in it can change (the common case for most strata of a small update)."""
-    if any(update.workspace.has(role, p) for p in stratum.predicates for role in (Role.ADDED, Role.DELETED)):
+    if update.workspace.any_of(Role.ADDED, stratum.predicates) or update.workspace.any_of(Role.DELETED,
+                                                                                          stratum.predicates):
         return False
     lost, gained = lower_changes(update, stratum, stratum.rules)
     return not lost and not gained
@@ -124,7 +127,12 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
 def drop_stale_counters(update: Update, strategy: Strategy) -> None:
     """Forget the counters of every strategy but the running one: only consecutive updates by the
     same algorithm keep them current."""
-    for other in STRATEGIES.values():
-        if other.counters is not None and other.counters is not strategy.counters:
-            for predicate in update.reasoning.program.idb:
-                update.backend.drop(relation=other.counters.relation(predicate))
+    stale = [other.counters for other in STRATEGIES.values()
+             if other.counters is not None and other.counters is not strategy.counters]
+    if not stale:
+        return
+    stored = update.backend.relations()   # one listing, not a drop per strategy and derived predicate
+    for counters in stale:
+        for predicate in update.reasoning.program.idb:
+            if (name := counters.relation(predicate)) in stored:
+                update.backend.drop(relation=name)

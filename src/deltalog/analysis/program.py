@@ -90,8 +90,9 @@ class Stratum:
     nonrecursive: tuple[RuleInfo, ...]
     modules: tuple[ModuleChoice, ...] = ()  # the split of ``recursive`` into 003's modules (analysis/modules.py)
 
-    @property
+    @cached_property
     def rules(self) -> tuple[RuleInfo, ...]:
+        """All of them in program order; one tuple per stratum (callers cache per rules tuple)."""
         return tuple(sorted(self.recursive + self.nonrecursive, key=lambda info: info.index))
 
 

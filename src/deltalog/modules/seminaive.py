@@ -32,26 +32,36 @@ class SeminaiveModule:
 
     def add(self, reasoning: Reasoning, delta: Sequence[Window]) -> list[Window]:
         written: list[Window] = []
-        windows = list(delta)
+        windows: list[tuple[Window, set[str] | None]] = [(w, None) for w in delta]
         while windows:
             generation = reasoning.tick()
-            derived = sum(self._round(reasoning, window, generation) for window in windows)
+            grew: set[str] = set()
+            for window, grown in windows:
+                grew |= self._round(reasoning, window, generation, grown)
             reasoning.round_done()
-            if not derived:
+            if not grew:
                 break
             written.append((generation, generation + 1))
-            windows = [(generation, generation + 1)]
+            windows = [((generation, generation + 1), grew)]   # the next delta: what this round derived
         return written
 
-    def _round(self, reasoning: Reasoning, delta: Window, generation: int) -> int:
-        """Apply every rule once with at least one recursive atom matched in ``delta``."""
-        derived = 0
+    def _round(self, reasoning: Reasoning, delta: Window, generation: int, grown: set[str] | None) -> set[str]:
+        """Apply every rule once with at least one recursive atom matched in ``delta``; return the
+        predicates that got new facts. A variant whose delta atom's predicate did not grow in ``delta``
+        (``grown``: known from the previous round, else one count per predicate) is skipped before it
+        is planned, so a round costs nothing per idle relation of the stratum."""
+        if grown is None:
+            grown = {p for p in self.predicates if reasoning.rows(p, delta[0], delta[1])}
+        grew: set[str] = set()
         for info in self.rules:
             for i in self.recursive_positions(info):
+                if info.positive[i].predicate not in grown:
+                    continue
                 plan = rule_plan(info, self.windows(info, i, delta, generation), reasoning,
                                  first=i, label=rule_label(info))
-                derived += reasoning.derive(info, plan, generation)
-        return derived
+                if reasoning.derive(info, plan, generation):
+                    grew.add(info.head.predicate)
+        return grew
 
     def recursive_positions(self, info: RuleInfo) -> list[int]:
         return [i for i, atom in enumerate(info.positive) if atom.predicate in self.predicates]

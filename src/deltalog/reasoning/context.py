@@ -11,6 +11,7 @@ from deltalog.backends.base import Backend
 from deltalog.errors import OutOfMemoryError
 from deltalog.limits import Budget
 from deltalog.plan import ir
+from deltalog.plan.cache import PlanCache
 from deltalog.plan.query import Planner, labelled_node
 
 
@@ -90,6 +91,9 @@ class Reasoning:
     live: Live | None = None
     planner: Planner | None = None   # plans every rule body (plan/query.py); None: plan.rules.DEFAULT_PLANNER
     planners: dict[str, Planner] = field(default_factory=dict)   # per rule id (plan/combined.py, --hd)
+    # rule plans per variant, reused across rounds and updates (plan/cache.py; None: plan every time);
+    # keyed by rule object, so a changed program (a new reasoning) starts afresh
+    plan_cache: PlanCache | None = field(default_factory=PlanCache, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for predicate, arity in self.program.arities.items():

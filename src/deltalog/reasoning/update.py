@@ -22,7 +22,7 @@ from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
-from deltalog.reasoning.workspace import Workspace
+from deltalog.reasoning.workspace import Role, Workspace
 from deltalog.syntax.ast import literal_atoms
 
 
@@ -81,6 +81,9 @@ class Update:
     overdeleted: dict[str, int] = field(default_factory=dict)   # facts deleted per predicate (some come back)
     budget: Budget | None = None   # None: run to completion (every explicitly chosen algorithm)
     workspace: Workspace = field(init=False)
+    # (removed, added) of predicates that cannot change any more in this update: those of finished strata
+    # (``settle``), so that later strata ask nothing of the backend about them
+    settled: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.workspace = Workspace(self.reasoning.backend)
@@ -103,10 +106,33 @@ class Update:
                                   visible=view.visible, deleted=view.deleted)
 
     def removed(self, predicate: str) -> int:
-        return self.count(predicate, self.views.deleted)
+        """Facts of the old state the update deleted so far (``D``)."""
+        return self.changes(predicate)[0]
 
     def added(self, predicate: str) -> int:
-        return self.count(predicate, self.views.added)
+        """Facts the update added so far (``A``)."""
+        return self.changes(predicate)[1]
+
+    def changes(self, predicate: str) -> tuple[int, int]:
+        """(removed, added) of a predicate: O(1) once it is settled; a predicate no rule derives (changed
+        before any stratum runs) is settled at first sight, without asking when the update does not name it."""
+        found = self.settled.get(predicate)
+        if found is not None:
+            return found
+        if predicate in self.reasoning.program.idb:
+            return self.count(predicate, self.views.deleted), self.count(predicate, self.views.added)
+        if self.workspace.has(Role.ADDED, predicate) or self.workspace.has(Role.DELETED, predicate):
+            found = self.count(predicate, self.views.deleted), self.count(predicate, self.views.added)
+        else:
+            found = (0, 0)
+        self.settled[predicate] = found
+        return found
+
+    def settle(self, predicates, unchanged: bool = False) -> None:
+        """A stratum is done: its predicates' changes are final (``unchanged``: known to be none)."""
+        for p in predicates:
+            self.settled[p] = (0, 0) if unchanged else \
+                (self.count(p, self.views.deleted), self.count(p, self.views.added))
 
     def finish(self) -> None:
         self.workspace.drop_all()
@@ -120,14 +146,30 @@ def tuples_of(relation: str, arity: int, view: View | None = None, names: tuple[
                    view.until, None, view.visible, view.deleted)
 
 
-def predicates_read(rules) -> set[str]:
-    """Every predicate the rules' bodies read (inside negations and aggregates too)."""
-    return {a.predicate for r in rules for lit in r.rule.body for a in literal_atoms(lit)}
+_READ: dict[int, tuple[object, frozenset[str]]] = {}
+
+
+def predicates_read(rules) -> frozenset[str]:
+    """Every predicate the rules' bodies read (inside negations and aggregates too); remembered per rules
+    tuple (strata keep theirs), since every stratum of every update asks."""
+    found = _READ.get(id(rules))
+    if found is not None and found[0] is rules:
+        return found[1]
+    read = frozenset(a.predicate for r in rules for lit in r.rule.body for a in literal_atoms(lit))
+    if isinstance(rules, tuple):   # a tuple lives as long as its owner: keyed by identity, checked on lookup
+        if len(_READ) > 4096:
+            _READ.clear()
+        _READ[id(rules)] = (rules, read)
+    return read
 
 
 def lower_changes(update: Update, stratum: Stratum, rules: tuple[RuleInfo, ...]) -> tuple[set[str], set[str]]:
     """Predicates of lower strata (read by these rules) that lost facts, and that gained facts."""
-    read = predicates_read(rules) - set(stratum.predicates)
-    lost = {p for p in read if update.removed(p)}
-    gained = {p for p in read if update.added(p)}
+    lost, gained = set(), set()
+    for p in predicates_read(rules) - stratum.predicates:
+        removed, added = update.changes(p)
+        if removed:
+            lost.add(p)
+        if added:
+            gained.add(p)
     return lost, gained

@@ -72,6 +72,7 @@ class Workspace:
     def __init__(self, backend) -> None:
         self.backend = backend
         self._names: dict[tuple[Role, str], str] = {}
+        self._by_role: dict[Role, set[str]] = {}   # predicates per role: "does a stratum have any?" in O(1)
 
     def __contains__(self, relation: str) -> bool:
         """Whether ``relation`` is one of this update's scratch relations (not a user relation)."""
@@ -85,9 +86,10 @@ class Workspace:
         key = (role, predicate)
         if key not in self._names:
             name = role.of(predicate)
-            self.backend.create_relation(relation=name, arity=arity)
-            self.backend.clear(relation=name)
+            self.backend.drop(relation=name)   # a leftover of the same name goes (a no-op if none):
+            self.backend.create_relation(relation=name, arity=arity)   # one new relation, not two
             self._names[key] = name
+            self._by_role.setdefault(role, set()).add(predicate)
         return self._names[key]
 
     def get(self, role: Role, predicate: str) -> str | None:
@@ -103,19 +105,25 @@ class Workspace:
 
     def predicates(self, role: Role) -> list[str]:
         """The predicates that have a relation of ``role``, sorted."""
-        return sorted(p for r, p in self._names if r is role)
+        return sorted(self._by_role.get(role, ()))
+
+    def any_of(self, role: Role, predicates: frozenset[str]) -> bool:
+        """Does one of ``predicates`` have a relation of ``role``?"""
+        return not predicates.isdisjoint(self._by_role.get(role, ()))
 
     def set_aside(self, predicate: str) -> str:
         """Rename a user relation out of the way (kept until the update ends, then dropped)."""
         name = Role.SET_ASIDE.of(predicate)
         self.backend.rename(relation=predicate, to=name)
         self._names[Role.SET_ASIDE, predicate] = name
+        self._by_role.setdefault(Role.SET_ASIDE, set()).add(predicate)
         return name
 
     def restore_set_aside(self) -> None:
         """After a failed rematerialisation: put the set-aside relations back."""
         for predicate in self.predicates(Role.SET_ASIDE):
             name = self._names.pop((Role.SET_ASIDE, predicate))
+            self._by_role[Role.SET_ASIDE].discard(predicate)
             self.backend.drop(relation=predicate)
             self.backend.rename(relation=name, to=predicate)
 
@@ -123,3 +131,4 @@ class Workspace:
         for name in self._names.values():
             self.backend.drop(relation=name)
         self._names.clear()
+        self._by_role.clear()

@@ -22,8 +22,8 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 def mix(keys: np.ndarray, bits: int) -> np.ndarray:
     """Fibonacci hashing: the top ``bits`` bits of key * golden ratio, as int64 slot numbers."""
-    with np.errstate(over="ignore"):
-        product = keys.astype(np.uint64, copy=False) * _GOLDEN
+    # array arithmetic wraps silently, so no np.errstate (a context manager per call cost more than the hash)
+    product = np.asarray(keys).astype(np.uint64, copy=False) * _GOLDEN
     return (product >> np.uint64(64 - bits)).astype(np.int64)
 
 

@@ -24,11 +24,10 @@ import numpy as np
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import SortedIndex
-from deltalog.storage.tupleset import TupleSet, pack, unique_sorted
+from deltalog.storage.tupleset import TupleSet, unique_sorted
 from deltalog.storage.windows import RowWindows
 
 __all__ = ["ALIVE", "Relation"]
-SAMPLE_ROWS = 1 << 14
 _LAYOUTS = itertools.count(1)
 
 
@@ -57,6 +56,7 @@ class Relation(RowWindows, RowHistory):
         self._max_id = -1
         self.tuples = TupleSet(self._width, self._rows_at)
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
+        self._sampled: dict[tuple[int, ...], tuple[int, int]] = {}   # positions -> (rows, distinct estimate)
         # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
         # the saved length, and the death marks of the rows a delete or revive touched (the journal).
         # ``layout`` changes whenever row ids are renumbered (compaction, rollback: _reset runs again),
@@ -223,9 +223,11 @@ class Relation(RowWindows, RowHistory):
         return self._counts[key]
 
     def _count_dead_aware(self, lo: int, hi: int, visible: int | None, deleted) -> int:
+        if self._died is None:   # nothing ever deleted: no O(relation) array of ALIVE marks to build
+            return 0 if deleted is not None else hi - lo
         dead = self.dead_rows()
         dead = dead[(dead >= lo) & (dead < hi)]
-        died = self.died()[dead]
+        died = self._died.view()[dead]
         if deleted is not None:
             return int(((died >= deleted[0]) & (died < (ALIVE if deleted[1] is None else deleted[1]))).sum())
         return hi - lo - (dead.size if visible is None else int((died <= visible).sum()))
@@ -234,7 +236,9 @@ class Relation(RowWindows, RowHistory):
         """Which of the given rows a scan with these death conditions reads (None: all of them)."""
         if deleted is None and self.deleted_rows == 0:
             return None
-        died = self.died()[rows]
+        if self._died is None:   # nothing ever deleted (see _count_dead_aware)
+            return np.zeros(len(rows), bool)
+        died = self._died.view()[rows]
         if deleted is not None:
             lo, hi = deleted
             return (died >= lo) & (died < (ALIVE if hi is None else hi))
@@ -270,22 +274,6 @@ class Relation(RowWindows, RowHistory):
         """Which batch rows are stored."""
         columns = self._internal(columns)
         return self.tuples.contains(columns)
-
-    def distinct_estimate(self, positions: tuple[int, ...]) -> int:
-        """Distinct values of some columns: exact from an existing index, else estimated from an evenly
-        spread sample (planning must not build indexes it may never use)."""
-        n = len(self)
-        if n == 0:
-            return 0
-        found = self._indexes.get(positions)
-        if found is not None and found.runs:
-            return found.distinct()
-        step = max(1, n // SAMPLE_ROWS)
-        keys = pack([self._cols[p].view()[::step] for p in positions], max(self._max_id + 1, 1)) \
-            if positions else np.zeros(1, np.int64)
-        seen = unique_sorted(keys).size
-        sampled = keys.size
-        return n if seen == sampled else min(n, max(seen, int(seen * (n / sampled) ** 0.5)))
 
     def index(self, positions: tuple[int, ...]) -> SortedIndex:
         """The persistent index on the given column positions, brought up to date."""

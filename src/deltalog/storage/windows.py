@@ -12,8 +12,13 @@ from typing import Iterator, Protocol
 
 import numpy as np
 
+from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.stored import Chunk, KeyedView, ViewSpec
+from deltalog.storage.tupleset import pack, unique_sorted
+
+SAMPLE_ROWS = 1 << 14
+"""Rows sampled for a distinct-key estimate when no index answers it."""
 
 
 class _Rows(Protocol):
@@ -27,6 +32,12 @@ class _Rows(Protocol):
     def stored_columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]: ...
     def index(self, positions: tuple[int, ...]) -> SortedIndex: ...
     def count(self, lo: int, hi: int, visible: int | None, deleted) -> int: ...
+    def _sample_distinct(self, n: int, positions: tuple[int, ...]) -> int: ...
+
+    _indexes: dict[tuple[int, ...], SortedIndex]
+    _sampled: dict[tuple[int, ...], tuple[int, int]]
+    _cols: list[GrowableArray]
+    _max_id: int
 
 
 class RowWindows:
@@ -66,3 +77,26 @@ class RowWindows:
     def count_view(self: _Rows, view: ViewSpec) -> int:
         lo, hi = self.rows_for(view.since, view.until)
         return self.count(lo, hi, view.visible, view.deleted)
+
+    def distinct_estimate(self: _Rows, positions: tuple[int, ...]) -> int:
+        """Distinct values of some columns: exact from an existing index, else estimated from an evenly
+        spread sample (planning must not build indexes it may never use)."""
+        n = len(self)
+        if n == 0:
+            return 0
+        found = self._indexes.get(positions)
+        if found is not None and found.runs:
+            return found.distinct()
+        sampled = self._sampled.get(positions)   # a sample's answer stands until the size doubles or halves
+        if sampled is not None and sampled[0] < 2 * n and n < 2 * sampled[0]:
+            return sampled[1]
+        self._sampled[positions] = (n, self._sample_distinct(n, positions))
+        return self._sampled[positions][1]
+
+    def _sample_distinct(self: _Rows, n: int, positions: tuple[int, ...]) -> int:
+        step = max(1, n // SAMPLE_ROWS)
+        keys = pack([self._cols[p].view()[::step] for p in positions], max(self._max_id + 1, 1)) \
+            if positions else np.zeros(1, np.int64)
+        seen = unique_sorted(keys).size
+        sampled = keys.size
+        return n if seen == sampled else min(n, max(seen, int(seen * (n / sampled) ** 0.5)))

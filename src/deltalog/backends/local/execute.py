@@ -67,17 +67,19 @@ def stream(node: ir.Node, ctx: Context) -> Iterator[Frame]:
 
 def match_terms(terms: tuple[ir.Term, ...], columns: list[np.ndarray], n: int, ctx: Context) -> Frame:
     """Rows of raw relation columns that match the scan terms, renamed to the term names."""
-    keep = np.ones(n, bool)
+    keep: np.ndarray | None = None   # None: every row (most scans have no constant, no repeated variable)
     named: dict[str, np.ndarray] = {}
     for term, column in zip(terms, columns):
         if isinstance(term, ir.Lit):
-            keep &= column == ctx.constant_id(term)
+            same = column == ctx.constant_id(term)
         elif term.name in named:
-            keep &= column == named[term.name]
+            same = column == named[term.name]
         else:
             named[term.name] = column
+            continue
+        keep = same if keep is None else keep & same
     frame = Frame(named, n)
-    return frame if keep.all() else frame.take(keep)
+    return frame if keep is None or keep.all() else frame.take(keep)
 
 
 @stream.register
