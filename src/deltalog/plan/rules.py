@@ -178,21 +178,21 @@ def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistic
     cache = getattr(stats, "plan_cache", None)
     if cache is None:
         return _rule_plan(rule, windows, stats, first, label, exact_instances, negative_views, first_negation,
-                          recheck_view, head_view, inner_view, output)
+                          recheck_view, head_view, inner_view, output, witness)
     negatives = () if negative_views is None else negative_views
     views = (windows, negatives, recheck_view, head_view, inner_view)
     options = (len(windows), negative_views is None, len(negatives), head_view is None, first, label,
-               exact_instances, first_negation, output)
+               exact_instances, first_negation, output, witness)
     return cache.plan(stats, (rule, planner_for(stats, rule)), views, options,
                       lambda recorder: _rule_plan(rule, windows, recorder, first, label, exact_instances,
                                                   negative_views, first_negation, recheck_view, head_view,
-                                                  inner_view, output))
+                                                  inner_view, output, witness))
 
 
 def _rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistics, first: int | None,
                label: str | None, exact_instances: bool, negative_views: Sequence[View] | None,
                first_negation: int | None, recheck_view: View, head_view: View | None, inner_view: View,
-               output: Atom | None) -> ir.Node:
+               output: Atom | None, witness: bool) -> ir.Node:
     query = body_query(rule, windows, negative_views, inner_view)
     if first is not None:
         query = start_at(query, first)
