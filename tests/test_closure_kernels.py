@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, target
 from hypothesis import strategies as st
 
-from deltalog.backends.local import closure
+from deltalog.backends.local import closure, dense_closure
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
 from deltalog.syntax.ast import Constant
@@ -72,10 +72,14 @@ def remap(edges: list[Edge], only: list[int] | None, sparse: bool):
 CYCLE_AND_TAIL = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 3), (4, 5), (5, 4), (6, 7)]
 
 
-@pytest.fixture(params=["bitset", "sparse", "bitset-blocked"])
+@pytest.fixture(params=["bitset", "sparse", "bitset-blocked", "dense"])
 def method(request, monkeypatch) -> str:
     """Each strategy; "bitset-blocked" shrinks every memory bound so column blocks, level slices and
-    unpacking blocks all have many pieces."""
+    unpacking blocks all have many pieces; "dense" is the matrix kernel of small graphs (every graph
+    here is small: the others switch it off)."""
+    if request.param == "dense":
+        return "bitset"
+    monkeypatch.setattr(dense_closure, "DENSE_NODES", 0)
     if request.param == "bitset-blocked":
         monkeypatch.setattr(closure, "BITSET_BYTES", 64)
         monkeypatch.setattr(closure, "GATHER_WORDS", 2)
@@ -112,9 +116,14 @@ def test_component_pairs_kernel(edges, nodes, sparse):
     expected = nx_components(edges, nodes)
     target(float(len(expected)))
     src, dst = columns(edges)
-    got = as_set(*closure.collect(closure.component_pairs(
-        src, dst, None if nodes is None else np.array(nodes, np.int64), chunk=4)))
-    assert got == expected
+    for small in (dense_closure.DENSE_NODES, 0):   # the dense kernel, then scipy's components
+        saved, dense_closure.DENSE_NODES = dense_closure.DENSE_NODES, small
+        try:
+            got = as_set(*closure.collect(closure.component_pairs(
+                src, dst, None if nodes is None else np.array(nodes, np.int64), chunk=4)))
+        finally:
+            dense_closure.DENSE_NODES = saved
+        assert got == expected
 
 
 def test_explicit_counts(method):

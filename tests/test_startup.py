@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("polars", "pyarrow", "pyspark", "numpy")
+HEAVY = ("polars", "pyarrow", "pyspark", "numpy", "scipy")
 
 PROBE = """
 import json, sys
@@ -47,6 +47,17 @@ def test_light_commands_load_no_data_engine(argv):
 def test_run_does_load_the_engine():
     """The probe can see a heavy import (so the test above is not vacuous)."""
     assert "numpy" in loaded_by("run", "examples/transitive/program.dl", "--out", "-")
+
+
+def test_a_small_closure_needs_no_scipy(tmp_path):
+    """The quick start's transitive closure is a closure module; a graph that small is closed by the
+    dense kernel (backends/local/dense_closure.py), so scipy's ~0.2 s import is not paid."""
+    assert "scipy" not in loaded_by("run", "examples/transitive/program.dl", "--facts", "examples/transitive/facts",
+                                    "--out", str(tmp_path / "out"))
+    program = tmp_path / "big.dl"
+    program.write_text("".join(f"edge({i}, {i + 1}).\n" for i in range(300)) +
+                       "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), path(Y, Z).\n")
+    assert "scipy" in loaded_by("run", str(program), "--out", str(tmp_path / "big"))
 
 
 def test_algorithm_names_match_the_strategies():

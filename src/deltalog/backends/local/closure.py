@@ -23,6 +23,7 @@ from typing import Iterator
 
 import numpy as np
 
+from deltalog.backends.local import dense_closure as dense
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
 
 Pairs = tuple[np.ndarray, np.ndarray]
@@ -68,10 +69,17 @@ def transitive_closure(src: np.ndarray, dst: np.ndarray, sources: np.ndarray | N
         return
     ids, s, d = _compress(src, dst)
     n = ids.size
-    g = Condensed.of(s, d, n)
     start_nodes = np.arange(n) if sources is None else _positions(ids, sources)
     if start_nodes.size == 0:
         return
+    if n <= dense.DENSE_NODES:   # small: no scipy (dense_closure.py)
+        reach = dense.reachability(s, d, n)
+        starts = np.zeros(n, bool)
+        starts[start_nodes] = True
+        x, z = np.nonzero(reach & starts[:, None])
+        yield from _chunks(ids[x], ids[z], chunk)
+        return
+    g = Condensed.of(s, d, n)
     # the components reachable from the sources (all of them without sources), renumbered 0..m-1
     keep = np.arange(g.ncomp) if sources is None else g.reachable(g.label[start_nodes])
     renumber, es, ed = g.restricted(keep)
@@ -254,11 +262,19 @@ def component_pairs(src: np.ndarray, dst: np.ndarray, nodes: np.ndarray | None =
     """Chunks of the pairs (x, y), each once, of nodes of the same component of the undirected graph
     of the edges, (x, x) included for every node of an edge; with ``nodes``, only the components
     holding one of them."""
-    from scipy.sparse.csgraph import connected_components
     src, dst = np.asarray(src, np.int64), np.asarray(dst, np.int64)
     if src.size == 0 or (nodes is not None and len(nodes) == 0):
         return
     ids, s, d = _compress(src, dst)
+    if ids.size <= dense.DENSE_NODES:   # small: no scipy (dense_closure.py); every node has an edge,
+        # so the undirected closure holds (x, x) for each, and is its component's clique
+        reach = dense.reachability(np.concatenate([s, d]), np.concatenate([d, s]), ids.size)
+        if nodes is not None:
+            reach &= dense.rows_reaching(reach, _positions(ids, nodes))[:, None]
+        x, y = np.nonzero(reach)
+        yield from _chunks(ids[x], ids[y], chunk)
+        return
+    from scipy.sparse.csgraph import connected_components
     ncomp, label = connected_components(_graph(s, d, ids.size), directed=True, connection="weak")
     label = label.astype(np.int64)
     members = np.argsort(label, kind="stable")
