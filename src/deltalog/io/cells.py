@@ -32,17 +32,10 @@ def classify(cells: pl.Series) -> pl.DataFrame:
         kind = pl.Series("kind", [INT], dtype=pl.UInt8).extend_constant(INT, cells.len() - 1)
         return pl.DataFrame({"kind": kind, "int": ints, "float": ints.cast(pl.Float64), "text": cells})
     floats = cells.cast(pl.Float64, strict=False)
-    frame = pl.DataFrame({"t": cells, "i": ints, "f": floats, "is_int": int_cells})
-    is_int = pl.col("is_int")
-    maybe_float = frame.select(pl.col("t").str.contains(CANONICAL_FLOAT) & (pl.col("t") != "-0.0")).to_series()
-    is_float = pl.Series([False] * cells.len())
-    if maybe_float.any():
-        where = maybe_float.arg_true()
-        canonical = float_strings(floats.gather(where).fill_null(float("nan"))) == cells.gather(where)
-        is_float = is_float.scatter(where, canonical)
-    frame = frame.with_columns(is_float.alias("is_float"), literal_mask(cells).alias("literal"))
+    frame = pl.DataFrame({"t": cells, "is_int": int_cells, "is_float": float_mask(cells),
+                          "literal": literal_mask(cells)})
     kinds = frame.select(
-        pl.when(is_int).then(INT).when(pl.col("is_float")).then(FLOAT)
+        pl.when(pl.col("is_int")).then(INT).when(pl.col("is_float")).then(FLOAT)
         .when(pl.col("t").str.contains(IRI_CELL)).then(IRI).when(pl.col("literal")).then(LITERAL)
         .otherwise(STRING).cast(pl.UInt8).alias("kind"),
         pl.col("t").str.contains(QUOTED_CELL).alias("quoted"),
