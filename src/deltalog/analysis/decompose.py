@@ -34,10 +34,9 @@ node 0 χ={X, Y, Z} λ=[0, 1] filters=[2]
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from deltalog.analysis.elimination import bags_from_order, best_order, cover_function, min_fill_order, primal_graph
-
 
 
 @dataclass(frozen=True)
@@ -98,17 +97,9 @@ def decompose(edges: Sequence[Iterable[str]], constraints: Sequence[Iterable[str
     atom or comparison (each must lie within the atoms' variables); ``prefer``: variables the root
     should hold (the head's), so the last join projects early.
     """
-    hyperedges = [frozenset(e) for e in edges]
-    extra = [frozenset(c) for c in constraints]
-    variables = sorted(frozenset().union(*hyperedges)) if hyperedges else []
-    unknown = frozenset().union(*extra) - set(variables) if extra else frozenset()
-    if unknown:
-        raise ValueError(f"constraint variables {sorted(unknown)} occur in no atom")
-    adjacency = primal_graph(variables, hyperedges + extra)
-    cover = cover_function(tuple(hyperedges))
-    order, exact = best_order(variables, adjacency, cover)
-    bags, parents = bags_from_order(order, adjacency)
-    return _assemble(bags, parents, hyperedges, extra, cover, exact, frozenset(prefer))
+    body = _Body.of(edges, constraints)
+    order, exact = best_order(body.variables, body.adjacency, body.cover)
+    return body.assemble(order, exact, frozenset(prefer))
 
 
 def decompositions(edges: Sequence[Iterable[str]], constraints: Sequence[Iterable[str]] = (),
@@ -123,24 +114,49 @@ def decompositions(edges: Sequence[Iterable[str]], constraints: Sequence[Iterabl
     >>> sorted(sorted(map(sorted, (n.chi for n in d.nodes))) for d in decompositions(four_cycle))
     [[['C', 'P', 'S1'], ['C', 'P', 'S2']], [['C', 'S1', 'S2'], ['P', 'S1', 'S2']]]
     """
-    best = decompose(edges, constraints, prefer)
-    hyperedges = [frozenset(e) for e in edges]
-    extra = [frozenset(c) for c in constraints]
-    variables = sorted(frozenset().union(*hyperedges)) if hyperedges else []
-    adjacency = primal_graph(variables, hyperedges + extra)
-    cover = cover_function(tuple(hyperedges))
+    body = _Body.of(edges, constraints)
+    order, exact = best_order(body.variables, body.adjacency, body.cover)
+    best = body.assemble(order, exact, frozenset(prefer))
     found = [best]
     seen = {frozenset(n.chi for n in best.nodes)}
-    for v in variables:
+    for v in body.variables:
         if len(found) >= limit:
             break
-        bags, parents = bags_from_order(min_fill_order(variables, adjacency, cover, first=v), adjacency)
-        other = _assemble(bags, parents, hyperedges, extra, cover, best.exact, frozenset(prefer))
+        other = body.assemble(min_fill_order(body.variables, body.adjacency, body.cover, first=v), best.exact,
+                              frozenset(prefer))
         key = frozenset(n.chi for n in other.nodes)
         if other.width == best.width and key not in seen:
             seen.add(key)
             found.append(other)
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class _Body:
+    """A body's hypergraph ready for elimination: its atoms' and constraints' variable sets, the
+    variables, the primal graph and the bag-cover function."""
+
+    hyperedges: list[frozenset[str]]
+    extra: list[frozenset[str]]
+    variables: list[str]
+    adjacency: dict[str, frozenset[str]]
+    cover: Callable[[frozenset[str]], tuple[int, tuple[int, ...]]]
+
+    @classmethod
+    def of(cls, edges: Sequence[Iterable[str]], constraints: Sequence[Iterable[str]]) -> "_Body":
+        hyperedges = [frozenset(e) for e in edges]
+        extra = [frozenset(c) for c in constraints]
+        variables = sorted(frozenset().union(*hyperedges)) if hyperedges else []
+        unknown = frozenset().union(*extra) - set(variables) if extra else frozenset()
+        if unknown:
+            raise ValueError(f"constraint variables {sorted(unknown)} occur in no atom")
+        return cls(hyperedges, extra, variables, primal_graph(variables, hyperedges + extra),
+                   cover_function(tuple(hyperedges)))
+
+    def assemble(self, order: list[str], exact: bool, prefer: frozenset[str]) -> Decomposition:
+        """The decomposition an elimination ordering gives."""
+        bags, parents = bags_from_order(order, self.adjacency)
+        return _assemble(bags, parents, self.hyperedges, self.extra, self.cover, exact, prefer)
 
 
 # ---- the tree ------------------------------------------------------------------------------------

@@ -133,6 +133,13 @@ def pipeline_estimate(sources: list[Source], first: int | None) -> tuple[float, 
     return cost, max(size, 1.0)
 
 
+def node_estimate(members: list[Source], first: int | None) -> tuple[float, int]:
+    """(rows a node adds to a Yannakakis plan's estimated cost: its in-node join, then its semi-join
+    and cross-node join; the node relation's estimated size)."""
+    produced, size = pipeline_estimate(members, first)
+    return 2 * produced + size, int(min(size, min(s.rows for s in members)))
+
+
 class Yannakakis:
     """One body's plan over its decomposition (000 Algorithm 4 for one delta node)."""
 
@@ -204,10 +211,8 @@ class Yannakakis:
         estimate: dict[int, int] = {}
         cost = 0.0
         for p in self.order:
-            members, first = self.members(p, None, estimate)
-            produced, size = pipeline_estimate(members, first)
-            cost += 2 * produced + size
-            estimate[p] = int(min(size, min(s.rows for s in members)))
+            added, estimate[p] = node_estimate(*self.members(p, None, estimate))
+            cost += added
         return cost
 
     def members(self, p: int, down: dict[int, ir.Node] | None, estimate: dict[int, int]
@@ -233,9 +238,8 @@ class Yannakakis:
         pending = pending_literals([n.atom for n in local if isinstance(n, InView)],
                                    [f for f in local if isinstance(f, Comparison)], (), self.views)
         plan = order_joins(members, pending, set(chi), first)
-        cost, size = pipeline_estimate(members, first)
-        self.cost += 2 * cost + size   # the in-node join, then its semi-join and cross-node join
-        rows = int(min(size, min(s.rows for s in members)))
+        added, rows = node_estimate(members, first)
+        self.cost += added
         if set(plan.columns) == chi and (isinstance(plan, ir.Scan) or len(self.order) == 1 and
                                          chi == frozenset().union(*(s.names for s in members))):
             return plan, rows   # a set already (a join of sets keeping every variable), used once
