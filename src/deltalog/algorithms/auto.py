@@ -12,6 +12,7 @@ Two decisions, both from cheap estimates (docs/maintenance.md, "The auto policy"
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from deltalog.analysis.modules import ModuleKind
 from deltalog.analysis.program import AnalysedProgram, RuleInfo, Stratum
@@ -138,20 +139,22 @@ def feeding_sets(program: AnalysedProgram) -> tuple[frozenset[str], frozenset[st
 def feeds_generative_recursion(program: AnalysedProgram) -> set[str]:
     """The predicates a generative recursive rule that DRed evaluates rule by rule (not one a closure
     module took, see ``MODULE_REMAT_FRACTION``) depends on, directly or through lower strata."""
-    feeding: set[str] = set()
-    for stratum in reversed(program.strata):
+    def generative_here(stratum: Stratum) -> bool:
         taken = {id(info) for info in module_rules(stratum)}
-        if stratum.predicates & feeding or any(generative(info, stratum.predicates)
-                                               for info in stratum.recursive if id(info) not in taken):
-            feeding |= set(stratum.predicates) | predicates_read(stratum.rules)
-    return feeding
+        return any(generative(info, stratum.predicates) for info in stratum.recursive if id(info) not in taken)
+    return upstream_of(program, generative_here)
 
 
 def feeds_closure_modules(program: AnalysedProgram) -> set[str]:
     """The predicates the rules of a closure module depend on, directly or through lower strata."""
+    return upstream_of(program, lambda stratum: bool(module_rules(stratum)))
+
+
+def upstream_of(program: AnalysedProgram, starts: Callable[[Stratum], bool]) -> set[str]:
+    """The predicates of the strata where ``starts`` holds and of every stratum they depend on."""
     feeding: set[str] = set()
     for stratum in reversed(program.strata):
-        if stratum.predicates & feeding or module_rules(stratum):
+        if stratum.predicates & feeding or starts(stratum):
             feeding |= set(stratum.predicates) | predicates_read(stratum.rules)
     return feeding
 
