@@ -308,11 +308,16 @@ def _project(node: ir.Project, ctx: Context) -> Iterator[Frame]:
     used = tuple(dict.fromkeys(t.name for _, t in node.outputs if isinstance(t, ir.Col)))
     source = join_frames(node.input, ctx, used) if isinstance(node.input, ir.Join) else stream(node.input, ctx)
     for frame in source:
-        columns = {name: frame.columns[t.name] if isinstance(t, ir.Col)
-                   else np.full(frame.length, ctx.constant_id(t, create=True), np.int64)
-                   for name, t in node.outputs}
-        ctx.count(node.label, frame.length)
-        yield Frame(columns, frame.length)
+        yield project_frame(node, frame, ctx)
+
+
+def project_frame(node: ir.Project, frame: Frame, ctx: Context) -> Frame:
+    """The projection's columns of a frame; its rows count as the node's label's."""
+    columns = {name: frame.columns[t.name] if isinstance(t, ir.Col)
+               else np.full(frame.length, ctx.constant_id(t, create=True), np.int64)
+               for name, t in node.outputs}
+    ctx.count(node.label, frame.length)
+    return Frame(columns, frame.length)
 
 
 @stream.register

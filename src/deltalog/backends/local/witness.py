@@ -33,6 +33,7 @@ from deltalog.backends.local.execute import (
     filter_frame,
     lookup_for,
     matched_rows,
+    project_frame,
     slices_by_output,
     stream,
 )
@@ -75,20 +76,16 @@ def compile_step(node: ir.Node, ctx: Context) -> Step | JoinStep:
     if isinstance(node, ir.Bind):
         return lambda frame: bind_frame(node, frame, ctx)
     if isinstance(node, ir.Project):
-        return lambda frame: project_frame(node, frame, ctx)
+        return lambda frame: project_keeping_row(node, frame, ctx)
     assert isinstance(node, (ir.SemiJoin, ir.AntiJoin))
     check, keep = exists_check(node, ctx), isinstance(node, ir.SemiJoin)
     return lambda frame: frame.take(check(frame) == keep)
 
 
-def project_frame(node: ir.Project, frame: Frame, ctx: Context) -> Frame:
+def project_keeping_row(node: ir.Project, frame: Frame, ctx: Context) -> Frame:
     """The projection's columns, and ``ROW``; its rows count as the label's (the rule's instances)."""
-    columns = {name: frame.columns[t.name] if isinstance(t, ir.Col)
-               else np.full(frame.length, ctx.constant_id(t, create=True), np.int64)
-               for name, t in node.outputs}
-    columns[ROW] = frame.columns[ROW]
-    ctx.count(node.label, frame.length)
-    return Frame(columns, frame.length)
+    projected = project_frame(node, frame, ctx)
+    return Frame({**projected.columns, ROW: frame.columns[ROW]}, projected.length)
 
 
 @stream.register
