@@ -16,6 +16,7 @@ from typing import Callable
 
 from deltalog.analysis.modules import ModuleKind
 from deltalog.analysis.program import AnalysedProgram, RuleInfo, Stratum
+from deltalog.memo import IdentityMemo
 from deltalog.plan.rules import View, variables_of
 from deltalog.reasoning.update import Update, predicates_read
 from deltalog.reasoning.workspace import Role, explicit_relation
@@ -121,19 +122,14 @@ def generative(info: RuleInfo, own: frozenset[str]) -> bool:
     return any(not head <= variables_of(atom) for atom in info.positive if atom.predicate in own)
 
 
-_FEEDING: dict[int, tuple[AnalysedProgram, frozenset[str], frozenset[str]]] = {}
+_FEEDING: IdentityMemo[tuple[frozenset[str], frozenset[str]]] = IdentityMemo(limit=64)
 
 
 def feeding_sets(program: AnalysedProgram) -> tuple[frozenset[str], frozenset[str]]:
     """``feeds_generative_recursion`` and ``feeds_closure_modules`` of a program, computed once per
     program (every deleting update asks)."""
-    found = _FEEDING.get(id(program))
-    if found is None or found[0] is not program:
-        if len(_FEEDING) > 64:
-            _FEEDING.clear()
-        found = _FEEDING[id(program)] = (program, frozenset(feeds_generative_recursion(program)),
-                                         frozenset(feeds_closure_modules(program)))
-    return found[1], found[2]
+    return _FEEDING.get(program, lambda: (frozenset(feeds_generative_recursion(program)),
+                                          frozenset(feeds_closure_modules(program))))
 
 
 def feeds_generative_recursion(program: AnalysedProgram) -> set[str]:

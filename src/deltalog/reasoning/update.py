@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.memo import IdentityMemo
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
@@ -120,19 +121,22 @@ class Update:
         if found is not None:
             return found
         if predicate in self.reasoning.program.idb:
-            return self.count(predicate, self.views.deleted), self.count(predicate, self.views.added)
+            return self.counted_changes(predicate)
         if self.workspace.has(Role.ADDED, predicate) or self.workspace.has(Role.DELETED, predicate):
-            found = self.count(predicate, self.views.deleted), self.count(predicate, self.views.added)
+            found = self.counted_changes(predicate)
         else:
             found = (0, 0)
         self.settled[predicate] = found
         return found
 
+    def counted_changes(self, predicate: str) -> tuple[int, int]:
+        """(removed, added) of a predicate, asked of the backend."""
+        return self.count(predicate, self.views.deleted), self.count(predicate, self.views.added)
+
     def settle(self, predicates, unchanged: bool = False) -> None:
         """A stratum is done: its predicates' changes are final (``unchanged``: known to be none)."""
         for p in predicates:
-            self.settled[p] = (0, 0) if unchanged else \
-                (self.count(p, self.views.deleted), self.count(p, self.views.added))
+            self.settled[p] = (0, 0) if unchanged else self.counted_changes(p)
 
     def finish(self) -> None:
         self.workspace.drop_all()
@@ -146,21 +150,15 @@ def tuples_of(relation: str, arity: int, view: View | None = None, names: tuple[
                    view.until, None, view.visible, view.deleted)
 
 
-_READ: dict[int, tuple[object, frozenset[str]]] = {}
+_READ: IdentityMemo[frozenset[str]] = IdentityMemo(limit=4096)
 
 
 def predicates_read(rules) -> frozenset[str]:
     """Every predicate the rules' bodies read (inside negations and aggregates too); remembered per rules
     tuple (strata keep theirs), since every stratum of every update asks."""
-    found = _READ.get(id(rules))
-    if found is not None and found[0] is rules:
-        return found[1]
-    read = frozenset(a.predicate for r in rules for lit in r.rule.body for a in literal_atoms(lit))
-    if isinstance(rules, tuple):   # a tuple lives as long as its owner: keyed by identity, checked on lookup
-        if len(_READ) > 4096:
-            _READ.clear()
-        _READ[id(rules)] = (rules, read)
-    return read
+    def read() -> frozenset[str]:
+        return frozenset(a.predicate for r in rules for lit in r.rule.body for a in literal_atoms(lit))
+    return _READ.get(rules, read) if isinstance(rules, tuple) else read()
 
 
 def lower_changes(update: Update, stratum: Stratum, rules: tuple[RuleInfo, ...]) -> tuple[set[str], set[str]]:
