@@ -38,7 +38,19 @@ GATHER_WORDS = 1 << 22     # successor rows gathered at once while OR-ing a leve
 def _compress(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct ids of the edges (sorted), and the edges as positions among them."""
     ids = sorted_unique(np.concatenate([src, dst]))
-    return ids, np.searchsorted(ids, src), np.searchsorted(ids, dst)
+    s, d = positions_of(ids, [src, dst])
+    return ids, s, d
+
+
+def positions_of(ids: np.ndarray, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The positions in ``ids`` (sorted, distinct) of values that are there: a lookup table when the ids
+    are dense enough (node ids of a dictionary usually are), else binary searches."""
+    span = int(ids[-1]) - int(ids[0]) + 1   # Python ints: the difference of two int64 may not fit one
+    if span > 8 * ids.size + 4096:
+        return [np.searchsorted(ids, a) for a in arrays]
+    table = np.empty(span, np.int64)
+    table[ids - ids[0]] = np.arange(ids.size)
+    return [table[a - ids[0]] for a in arrays]
 
 
 def _positions(ids: np.ndarray, values: np.ndarray) -> np.ndarray:

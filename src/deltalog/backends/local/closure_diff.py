@@ -22,7 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from deltalog.backends.local.closure import (BITSET_BYTES, CHUNK_PAIRS, GATHER_WORDS, UNPACK_BITS, Condensed,
-                                             Pairs, _graph, _levels, _positions)
+                                             Pairs, _graph, _levels, _positions, positions_of)
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
 
 
@@ -34,7 +34,7 @@ def closure_difference(src: np.ndarray, dst: np.ndarray, other_src: np.ndarray, 
     if arrays[0].size == 0 or (tails is not None and len(tails) == 0):
         return
     ids = sorted_unique(np.concatenate(arrays))
-    s, d, os_, od = _positions_of(ids, arrays)
+    s, d, os_, od = positions_of(ids, arrays)
     n = ids.size
     starts = np.arange(n) if tails is None else _ancestors(s, d, n, _positions(ids, tails))
     if starts.size == 0:
@@ -53,17 +53,6 @@ def closure_difference(src: np.ndarray, dst: np.ndarray, other_src: np.ndarray, 
         yield from _emit(source_classes, have & ~lack, lo, ids, member_order, member_off, chunk)
 
 
-def _positions_of(ids: np.ndarray, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """The positions in ``ids`` (sorted, distinct) of values that are there: a lookup table when the ids
-    are dense enough (node ids of a dictionary usually are), else binary searches."""
-    span = int(ids[-1] - ids[0]) + 1
-    if span > 8 * ids.size + 4096:
-        return [np.searchsorted(ids, a) for a in arrays]
-    table = np.empty(span, np.int64)
-    table[ids - ids[0]] = np.arange(ids.size)
-    return [table[a - ids[0]] for a in arrays]
-
-
 def reaches(src: np.ndarray, dst: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
     """For each pair (x[i], z[i]): is there a path of one or more edges ``src -> dst`` from x[i] to
     z[i]? Bits only for the components of the z's, rows only for what the x's reach."""
@@ -72,7 +61,7 @@ def reaches(src: np.ndarray, dst: np.ndarray, x: np.ndarray, z: np.ndarray) -> n
     if src.size == 0 or x.size == 0:
         return found
     ids = sorted_unique(np.concatenate([src, dst]))
-    s, d = _positions_of(ids, [src, dst])
+    s, d = positions_of(ids, [src, dst])
     at_x, at_z = (np.minimum(np.searchsorted(ids, a), ids.size - 1) for a in (x, z))
     known = (ids[at_x] == x) & (ids[at_z] == z)
     if not known.any():
