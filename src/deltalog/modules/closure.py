@@ -49,7 +49,7 @@ from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.backends.base import Backend, EncodedColumns
 from deltalog.modules.base import RulePlans, Window
 from deltalog.modules.seminaive import SeminaiveModule
-from deltalog.modules.plans import NOW, PAIR, column, difference, keyed, pairs, reached, swap, union
+from deltalog.modules.plans import NOW, PAIR, apart, column, diagonal, difference, keyed, pairs, reached, swap, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import Reasoning
@@ -110,9 +110,7 @@ class ClosureModule(ABC):
         ``given`` (those whose ``column`` is among ``keys``, if given)."""
         if keys is not None:
             given = ir.SemiJoin(given, ir.Project(keys, ((column, ir.Col(keys.columns[0])),)), (column,))
-        apart = ir.Filter(full, ir.Compare("!=", ir.Col("c0"), ir.Col("c1")))
-        diagonal = ir.Distinct(ir.Filter(given, ir.Compare("same", ir.Col("c0"), ir.Col("c1"))))
-        return ir.Union_((apart, diagonal))
+        return ir.Union_((apart(full), ir.Distinct(diagonal(given))))
 
     def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
         """The facts whose change can change R (X_R; for a linear module the steps too), as (c0, c1)."""
