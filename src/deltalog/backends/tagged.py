@@ -14,21 +14,23 @@ Polars columns and dictionary ids are vectorised.
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
 from deltalog.io.writers import float_strings
-from deltalog.storage.dictionary import Dictionary, sorted_unique
+from deltalog.storage.dictionary import Dictionary, unique_inverse
 from deltalog.io.cells import classify, string_cells
-from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, STRING, UnrepresentableValue
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING, UnrepresentableValue
 
 if TYPE_CHECKING:  # pyarrow costs ~0.1 s to import; only the interchange needs it
     import pyarrow as pa
 
 PREFIX = {"int": "i", "float": "f", "string": "s", "iri": "r", "literal": "l"}
 KIND_OF = {p: k for k, p in PREFIX.items()}
+TEXT_TAGS = {code: PREFIX[KIND_NAMES[code]] for code in (STRING, IRI, LITERAL)}
 
 
 def tag_constant(kind: str, value) -> str:
@@ -130,20 +132,28 @@ def tagged_of_ids(ids: np.ndarray, d: Dictionary) -> pl.Series:
     """Tagged text of dictionary ids, each distinct id formatted once."""
     if ids.size == 0:
         return pl.Series([], dtype=pl.String)
-    unique = sorted_unique(ids)
+    unique, inverse = unique_inverse(ids, len(d))
+    return tagged_of_unique(unique, d).gather(inverse)
+
+
+def tagged_of_unique(unique: np.ndarray, d: Dictionary) -> pl.Series:
+    """Tagged text of sorted distinct dictionary ids (texts fetched by ``itemgetter``, tagged in Polars)."""
     kinds, ints, numbers = d.kinds.view()[unique], d.ints.view()[unique], d.numbers.view()[unique]
-    texts = np.full(unique.size, "", object)
+    texts = pl.Series(np.full(unique.size, None), dtype=pl.String)
     textual = np.flatnonzero(kinds >= STRING)
-    tags = [PREFIX[KIND_NAMES[k]] for k in kinds[textual].tolist()]
-    texts[textual] = [tag + d.texts[i] for tag, i in zip(tags, unique[textual].tolist())]
-    frame = pl.DataFrame({"k": kinds, "i": ints, "f": numbers, "t": pl.Series(texts.tolist(), dtype=pl.String)})
+    if textual.size:
+        found = itemgetter(*unique[textual].tolist())(d.texts)
+        bodies = pl.Series(list(found) if textual.size > 1 else [found], dtype=pl.String)
+        tags = pl.Series(kinds[textual]).replace_strict(TEXT_TAGS, return_dtype=pl.String)
+        texts = texts.scatter(textual, tags + bodies)
+    frame = pl.DataFrame({"k": kinds, "i": ints, "t": texts})
     tagged = frame.select(pl.when(pl.col("k") == INT).then("i" + pl.col("i").cast(pl.String))
                           .when(pl.col("k") == FLOAT).then(pl.lit(None, pl.String))
                           .otherwise(pl.col("t")).alias("v"))["v"]
     floats = np.flatnonzero(kinds == FLOAT)
     if floats.size:
         tagged = tagged.scatter(floats, "f" + float_strings(pl.Series(numbers[floats])))
-    return tagged.gather(np.searchsorted(unique, ids))
+    return tagged
 
 
 def ids_of_tagged(cells: pl.Series, d: Dictionary) -> np.ndarray:

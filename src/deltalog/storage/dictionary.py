@@ -14,15 +14,23 @@ arithmetic and comparison without decoding to Python) and, for strings and IRIs,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import searchsorted_probes
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, LITERAL, STRING
 
+if TYPE_CHECKING:
+    import polars as pl   # imported where a bulk lookup needs it: the dictionary serves small programs too
+
 
 DENSE_SPAN_FACTOR = 4        # encode_ints addresses directly when max - min < 4 x values + 2^16
 DENSE_SPAN_MIN = 1 << 16
+BULK_TEXTS = 4096            # text columns from this size on are looked up by Polars (a hash table in Rust) ...
+BULK_SHARE = 4               # ... unless the dictionary holds more than 4x as many texts of that kind
+TEXT_KINDS = (STRING, IRI, LITERAL)
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -36,6 +44,22 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
+def unique_inverse(ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct ids (all below ``bound``) and each id's position among them: by a lookup
+    table when the ids are not much sparser than ``bound`` (decoding an output column), else by sort
+    and binary search.
+
+    >>> [a.tolist() for a in unique_inverse(np.array([5, 2, 5, 9]), 10)]
+    [[2, 5, 9], [1, 0, 1, 2]]
+    """
+    unique = sorted_unique(ids)
+    if bound <= DENSE_SPAN_FACTOR * ids.size + DENSE_SPAN_MIN:
+        table = np.empty(bound, np.int64)
+        table[unique] = np.arange(unique.size)
+        return unique, table[ids]
+    return unique, np.searchsorted(unique, ids)
+
+
 class Dictionary:
     """Two-way map between constants (kind, value) and dense int64 ids."""
 
@@ -47,6 +71,9 @@ class Dictionary:
         self._int_keys = np.empty(0, np.int64)    # sorted int values ...
         self._int_ids = np.empty(0, np.int64)     # ... and their ids
         self._by_value: dict[int, dict[object, int]] = {}   # kind -> value -> id, for non-ints
+        self._in_dicts = 0      # ids below this are in ``_by_value`` (bulk encoding adds to the frames only)
+        self._frames: dict[int, pl.DataFrame] = {}   # text kind -> (text, id) frame, for bulk encoding
+        self._in_frames = 0     # ids below this are in ``_frames``
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -64,6 +91,7 @@ class Dictionary:
             ids = np.flatnonzero(kinds == kind).tolist()
             values = numbers[ids].tolist() if kind == FLOAT else [texts[i] for i in ids]
             self._by_value[kind] = dict(zip(values, ids))
+        self._in_dicts = len(self.texts)
 
     def _append(self, kind: int, ints: np.ndarray, numbers: np.ndarray, texts: list) -> np.ndarray:
         start = len(self.texts)
@@ -128,8 +156,59 @@ class Dictionary:
         """Ids of strings, IRIs or literals (``kind`` 'string', 'iri', 'literal'), adding the unknown ones."""
         return self._encode_objects(KIND_CODES[kind], list(values))
 
+    def encode_text_column(self, kind: str, column: pl.Series) -> np.ndarray:
+        """``encode_texts`` of a Polars String column without nulls: a large one (loading a file) is
+        looked up by a hash join in Polars instead of one dict lookup per cell (docs/design.md)."""
+        code = KIND_CODES[kind]
+        self._sync_frames()
+        known = self._frames.get(code)
+        if column.len() < BULK_TEXTS or (known is not None and known.height > BULK_SHARE * column.len()):
+            return self._encode_objects(code, column.to_list())
+        import polars as pl
+        ids = (column.replace_strict(known["text"], known["id"], default=None, return_dtype=pl.Int64)
+               if known is not None else pl.Series(np.full(column.len(), None), dtype=pl.Int64))
+        if ids.null_count():
+            unknown = ids.is_null()
+            fresh = column.filter(unknown).unique(maintain_order=True)
+            fresh_ids = self._append(code, np.zeros(fresh.len(), np.int64), np.full(fresh.len(), np.nan),
+                                     fresh.to_list())
+            added = pl.DataFrame({"text": fresh, "id": fresh_ids})
+            self._frames[code] = added if known is None else pl.concat([known, added])
+            self._in_frames = len(self.texts)
+            ids = ids.scatter(unknown.arg_true(), column.filter(unknown).replace_strict(
+                fresh, pl.Series(fresh_ids), return_dtype=pl.Int64))
+        return ids.to_numpy()
+
+    def _sync_frames(self) -> None:
+        """Bring the bulk-lookup frames up to the ids added since (by the dict path, or restored)."""
+        if self._in_frames == len(self.texts):
+            return
+        import polars as pl
+        start = self._in_frames
+        kinds = self.kinds.view()[start:]
+        for code in TEXT_KINDS:
+            ids = np.flatnonzero(kinds == code) + start
+            if ids.size:
+                added = pl.DataFrame({"text": pl.Series([self.texts[i] for i in ids.tolist()], dtype=pl.String),
+                                      "id": ids})
+                self._frames[code] = added if code not in self._frames else pl.concat([self._frames[code], added])
+        self._in_frames = len(self.texts)
+
+    def _sync_dicts(self) -> None:
+        """Bring the lookup dicts up to the ids the bulk path added since."""
+        start = self._in_dicts
+        if start == len(self.texts):
+            return
+        kinds = self.kinds.view()[start:]
+        for code in TEXT_KINDS:
+            ids = (np.flatnonzero(kinds == code) + start).tolist()
+            if ids:
+                self._by_value.setdefault(code, {}).update(zip([self.texts[i] for i in ids], ids))
+        self._in_dicts = len(self.texts)
+
     def _encode_objects(self, kind: int, values: list) -> np.ndarray:
         """Ids of floats, strings or IRIs: one dict lookup each, the unknown ones appended in one batch."""
+        self._sync_dicts()
         table = self._by_value.setdefault(kind, {})
         next_id = len(self.texts)
         missing: list = []
@@ -145,6 +224,7 @@ class Dictionary:
             numbers = np.array(missing, np.float64) if kind == FLOAT else np.full(len(missing), np.nan)
             texts = [None] * len(missing) if kind == FLOAT else missing
             self._append(kind, np.zeros(len(missing), np.int64), numbers, texts)   # ids start..next_id-1
+        self._in_dicts = len(self.texts)
         return np.array(out, np.int64)
 
     def encode_constant(self, kind: str, value) -> int:
@@ -160,6 +240,7 @@ class Dictionary:
         if kind == "int":
             found = int(self.lookup_ints(np.array([value], np.int64))[0])
             return None if found < 0 else found
+        self._sync_dicts()
         return self._by_value.get(KIND_CODES[kind], {}).get(float(value) + 0.0 if kind == "float" else value)
 
     def decode(self, ids: np.ndarray) -> list[tuple[str, object]]:

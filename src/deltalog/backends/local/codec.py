@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from deltalog.storage.dictionary import Dictionary, sorted_unique
-from deltalog.backends.tagged import cells_of_tagged, tagged_of_ids
+from deltalog.storage.dictionary import Dictionary, unique_inverse
+from deltalog.backends.tagged import cells_of_tagged, tagged_of_unique
 from deltalog.io.cells import classify
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING, UnrepresentableValue
 
@@ -43,7 +43,7 @@ def encode_cells(cells: pl.Series, d: Dictionary) -> np.ndarray:
         elif kind == FLOAT:
             out[mask] = d.encode_floats(rows["float"].to_numpy())
         else:
-            out[mask] = d.encode_texts(KIND_NAMES[kind], rows["text"].to_list())
+            out[mask] = d.encode_text_column(KIND_NAMES[kind], rows["text"])
     return out
 
 
@@ -61,8 +61,8 @@ def texts_of_ids(ids: np.ndarray, d: Dictionary) -> pl.Series:
     """The text cell (as written to files, docs/semantics.md) of each id; each distinct id formatted once."""
     if ids.size == 0:
         return pl.Series([], dtype=pl.String)
-    unique = sorted_unique(ids)
-    return cells_of_tagged(tagged_of_ids(unique, d)).gather(np.searchsorted(unique, ids))
+    unique, inverse = unique_inverse(ids, len(d))
+    return cells_of_tagged(tagged_of_unique(unique, d)).gather(inverse)
 
 
 def decode_frame(columns: list[np.ndarray], names: list[str], d: Dictionary) -> pl.DataFrame:
