@@ -273,3 +273,15 @@ def test_a_column_is_typed_cell_by_cell_as_parse_cell_types_each(cells):
     agree with the scalar rules on every mix of cells."""
     typed = classify(pl.Series(cells, dtype=pl.String))
     assert [KIND_NAMES[k] for k in typed["kind"]] == [parse_cell(c)[0] for c in cells]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(alphabet='ab_é "<>-07.e\\', max_size=5), min_size=1, max_size=8))
+def test_columns_of_names_take_the_plain_shortcut_and_agree_with_parse_cell(cells):
+    """Columns where no cell starts like a number, an IRI or a quoted form are typed in one pattern
+    match (all strings, text as is); any other column goes the long way: both agree with parse_cell."""
+    typed = classify(pl.Series(cells, dtype=pl.String))
+    expected = [parse_cell(c) for c in cells]
+    assert [KIND_NAMES[k] for k in typed["kind"]] == [kind for kind, _ in expected]
+    assert [t for t, (kind, _) in zip(typed["text"], expected) if kind == "string"] == \
+        [value for kind, value in expected if kind == "string"]

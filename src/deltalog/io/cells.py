@@ -6,6 +6,7 @@ applied to whole Polars columns; both backends type cells through ``classify`` s
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from deltalog.io.writers import float_strings
@@ -15,11 +16,20 @@ from deltalog.storage.values import (
 )
 
 
+NOT_PLAIN = r'^[-0-9<"]'
+"""How every cell that is not a plain string starts: a canonical int or float (a digit or ``-``), an
+IRI (``<``), a quoted string or an RDF literal (``"``)."""
+
+
 def classify(cells: pl.Series) -> pl.DataFrame:
     """Columns ``kind`` (INT/FLOAT/STRING/IRI/LITERAL), ``int``, ``float`` and ``text`` (a string's or
     an IRI's text, a literal's canonical text) of each cell. Raises UnrepresentableValue, naming the
     first row, for a canonical int beyond 64 bits."""
     cells = cells.cast(pl.String)
+    if cells.null_count() == 0 and not cells.str.contains(NOT_PLAIN).any():
+        # the common column of names: no cell starts as a number, an IRI or a quoted form can
+        return pl.DataFrame({"kind": np.full(cells.len(), STRING, np.uint8), "int": np.zeros(cells.len(), np.int64),
+                             "float": cells.cast(pl.Float64, strict=False), "text": cells})
     ints = cells.cast(pl.Int64, strict=False)
     int_cells = cells.str.contains(CANONICAL_INT)
     too_big = int_cells & ints.is_null()
@@ -29,8 +39,8 @@ def classify(cells: pl.Series) -> pl.DataFrame:
                                    "(quote it to keep it as a string)")
     if cells.null_count() == 0 and int_cells.all():
         # the common column of ids: every cell a canonical int (none of the other kinds can match)
-        kind = pl.Series("kind", [INT], dtype=pl.UInt8).extend_constant(INT, cells.len() - 1)
-        return pl.DataFrame({"kind": kind, "int": ints, "float": ints.cast(pl.Float64), "text": cells})
+        return pl.DataFrame({"kind": np.full(cells.len(), INT, np.uint8), "int": ints,
+                             "float": ints.cast(pl.Float64), "text": cells})
     floats = cells.cast(pl.Float64, strict=False)
     frame = pl.DataFrame({"t": cells, "is_int": int_cells, "is_float": float_mask(cells),
                           "literal": literal_mask(cells)})
