@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 DENSE_SPAN_FACTOR = 4        # encode_ints addresses directly when max - min < 4 x values + 2^16
 DENSE_SPAN_MIN = 1 << 16
 BULK_TEXTS = 4096            # text columns from this size on are looked up by Polars (a hash table in Rust) ...
-BULK_SHARE = 4               # ... unless the dictionary holds more than 4x as many texts of that kind
+BULK_SHARE = 4               # ... unless that kind's texts outnumber 4x the cells plus the dicts' backlog
 TEXT_KINDS = (STRING, IRI, LITERAL)
 
 
@@ -162,7 +162,8 @@ class Dictionary:
         code = KIND_CODES[kind]
         self._sync_frames()
         known = self._frames.get(code)
-        if column.len() < BULK_TEXTS or (known is not None and known.height > BULK_SHARE * column.len()):
+        behind = len(self.texts) - self._in_dicts   # what the dict path would first have to catch up on
+        if column.len() < BULK_TEXTS or (known is not None and known.height > BULK_SHARE * (column.len() + behind)):
             return self._encode_objects(code, column.to_list())
         import polars as pl
         ids = (column.replace_strict(known["text"], known["id"], default=None, return_dtype=pl.Int64)
