@@ -24,6 +24,7 @@ from typing import Iterator
 import numpy as np
 
 from deltalog.backends.local import dense_closure as dense
+from deltalog.backends.local.components import dag_labels, weak_components
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
 
 Pairs = tuple[np.ndarray, np.ndarray]
@@ -125,9 +126,13 @@ class Condensed:
 
     @classmethod
     def of(cls, s: np.ndarray, d: np.ndarray, n: int) -> "Condensed":
-        from scipy.sparse.csgraph import connected_components
-        ncomp, label = connected_components(_graph(s, d, n), directed=True, connection="strong")
-        label = label.astype(np.int64)
+        label = dag_labels(s, d, n)   # most closures are over DAGs: no scipy import (components.py)
+        if label is None:
+            from scipy.sparse.csgraph import connected_components
+            ncomp, label = connected_components(_graph(s, d, n), directed=True, connection="strong")
+            label = label.astype(np.int64)
+        else:
+            ncomp = n
         size = np.bincount(label, minlength=ncomp)
         cyclic = size > 1
         cyclic[label[s[s == d]]] = True
@@ -286,9 +291,7 @@ def component_pairs(src: np.ndarray, dst: np.ndarray, nodes: np.ndarray | None =
         x, y = np.nonzero(reach)
         yield from _chunks(ids[x], ids[y], chunk)
         return
-    from scipy.sparse.csgraph import connected_components
-    ncomp, label = connected_components(_graph(s, d, ids.size), directed=True, connection="weak")
-    label = label.astype(np.int64)
+    ncomp, label = weak_components(s, d, ids.size)
     members = np.argsort(label, kind="stable")
     if nodes is not None:
         wanted = np.zeros(ncomp, bool)

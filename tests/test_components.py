@@ -1,0 +1,56 @@
+"""Graph components without scipy (backends/local/components.py) against networkx and scipy."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given, strategies as st
+
+from deltalog.backends.local import components
+
+edges_strategy = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=30)
+
+
+def columns(edges):
+    return (np.array([a for a, _ in edges], np.int64), np.array([b for _, b in edges], np.int64))
+
+
+@given(edges=edges_strategy)
+def test_dag_labels_exactly_for_graphs_without_cycles(edges):
+    graph = nx.DiGraph([(a, b) for a, b in edges if a != b])
+    graph.add_nodes_from(range(12))
+    labels = components.dag_labels(*columns(edges), 12)
+    if nx.is_directed_acyclic_graph(graph):
+        assert labels is not None and labels.tolist() == list(range(12))
+    else:
+        assert labels is None
+
+
+def test_a_chain_deeper_than_the_budget_is_left_to_scipy(monkeypatch):
+    monkeypatch.setattr(components, "DAG_CHECK_LEVELS", 10)
+    s = np.arange(20, dtype=np.int64)
+    assert components.dag_labels(s, s + 1, 21) is None
+    assert components.dag_labels(s[:5], s[:5] + 1, 21) is not None   # 6 levels, 16 isolated nodes
+
+
+@given(edges=edges_strategy, scipy=st.booleans())
+def test_weak_components_match_networkx_and_scipy_numbering(edges, scipy):
+    if scipy:   # the fallback path, forced
+        saved, components.WEAK_ROUNDS = components.WEAK_ROUNDS, 0
+    try:
+        ncomp, label = components.weak_components(*columns(edges), 12)
+    finally:
+        if scipy:
+            components.WEAK_ROUNDS = saved
+    graph = nx.Graph(edges)
+    graph.add_nodes_from(range(12))
+    expected = sorted(nx.connected_components(graph), key=min)   # scipy numbers components by smallest node
+    assert ncomp == len(expected)
+    assert [set(np.flatnonzero(label == k).tolist()) for k in range(ncomp)] == expected
+
+
+def test_weak_components_of_a_long_shuffled_path():
+    n = 100_000
+    order = np.random.default_rng(3).permutation(n)
+    ncomp, label = components.weak_components(order[:-1], order[1:], n + 2)
+    assert ncomp == 3 and (label[:n] == label[order[0]]).all() and label[n] != label[n + 1]
