@@ -168,7 +168,7 @@ class SortedIndex:
 
     def _rekey(self, stored: list[np.ndarray]) -> None:
         top = max((int(stored[p].max()) for p in self.positions if stored[p].size), default=0)
-        self.radix = radix_for(top)
+        self.radix = radix_for(top, growing=0 < self.radix <= top)
         self.exact = self.radix ** max(len(self.positions), 1) < 2**62
         self.runs, self._covered = [], 0
         self._add_run(stored, 0, len(stored[0]))

@@ -40,9 +40,14 @@ def unique_sorted(keys: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
-def radix_for(max_id: int) -> int:
-    """A radix with headroom, so that growing dictionaries rarely force a re-pack."""
-    return max(1024, ((int(max_id) + 1) * 5 // 4 + 1023) // 1024 * 1024)
+def radix_for(max_id: int, growing: bool = False) -> int:
+    """A radix with headroom, so that growing dictionaries rarely force a re-pack: 25%, or twice the
+    ids once they have outgrown a radix (rules making new values: each re-pack re-inserts every
+    tuple, so 25% steps cost 5x the relation in re-packs, doubling 2x; Exp 300/300/5 materialises in
+    0.94 vs 0.64 s CPU). Not twice from the start: a wider radix can move a relation from a byte or bit
+    map to a hash set (same generation on a forest 0.76 vs 1.22 s)."""
+    headroom = 2 if growing else 1.25
+    return max(1024, (int((int(max_id) + 1) * headroom) + 1023) // 1024 * 1024)
 
 
 def pack(columns: Columns, radix: int) -> np.ndarray:
@@ -143,7 +148,7 @@ class TupleSet:
     def rebuild(self, all_rows: Columns, row_ids: np.ndarray, max_id: int, expected_rows: int = 0) -> None:
         """Choose the representation for ids up to max_id and about ``expected_rows`` tuples, and
         re-insert the given (live) rows."""
-        self._radix = radix_for(max_id)
+        self._radix = radix_for(max_id, growing=0 < self._radix <= max_id)
         space = self._radix ** self.arity
         self._keys, self._wide = None, None
         rows = max(expected_rows, len(row_ids))
