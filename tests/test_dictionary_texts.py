@@ -70,3 +70,22 @@ def test_unique_inverse_rebuilds_the_ids(ids, sparse):
     unique, inverse = unique_inverse(array, bound)
     assert unique.tolist() == sorted(set(ids))
     assert unique[inverse].tolist() == ids
+
+
+def test_bulk_loaded_texts_survive_a_store_and_small_updates(tmp_path):
+    """Strings loaded in bulk (>= BULK_TEXTS cells), saved, reopened, then named one by one in updates
+    and queries: every id found again, nothing duplicated."""
+    from deltalog.api import Reasoner
+    names = [f"n{i}" for i in range(6000)]
+    edges = pl.DataFrame({"c0": names[:-1], "c1": names[1:]})
+    r = Reasoner("hop(X, Z) :- edge(X, Y), edge(Y, Z).")
+    r.load("edge", edges)
+    r.materialise()
+    r.save(tmp_path / "store")
+    again = Reasoner.open(tmp_path / "store")
+    again.update(add={"edge": [("n5999", "n0"), ("new", "n1")]}, delete={"edge": [("n1", "n2")]})
+    hops = set(again.relation("hop").iter_rows())
+    assert ("n5998", "n0") in hops and ("n5999", "n1") in hops and ("new", "n2") not in hops
+    assert ("n0", "n2") not in hops and ("n1", "n3") not in hops and ("n2", "n4") in hops
+    assert len(hops) == 5998 - 2 + 2
+    assert again.query("hop(n3, Y)").to_dicts() == [{"Y": "n5"}]
