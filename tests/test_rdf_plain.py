@@ -68,3 +68,18 @@ def test_a_plain_file_is_not_reserialised(tmp_path, monkeypatch):
     table = rdf.read_rdf(path)["triple"]
     assert table.to_dicts() == [{"c0": "<http://e.org/a>", "c1": "<http://e.org/p>", "c2": "1"},
                                 {"c0": "<http://e.org/a>", "c1": "<http://e.org/p>", "c2": "<http://e.org/b>"}]
+
+
+def test_line_ends_and_blank_lines_read_the_same_either_way(tmp_path):
+    triple = '<http://e.org/a> <http://e.org/p> "x y"@en .'
+    for name, text in {"crlf": f"{triple}\r\n{triple}\r\n", "blank": f"{triple}\n\n{triple}\n",
+                       "no final newline": f"{triple}\n{triple}", "lone cr": f'{triple}\r{triple}\n'}.items():
+        path = tmp_path / f"{name}.nt"
+        path.write_bytes(text.encode())
+        plain = rdf._plain_ntriples(path)
+        try:
+            expected = rdf._decode(b"".join(_serialised(path)), path)
+        except SyntaxError:
+            assert plain is None, name
+            continue
+        assert plain is None or plain.to_dicts() == expected.to_dicts(), name
