@@ -1,7 +1,7 @@
 """Fixed costs (issue 15): what a seminaive round and a small update cost beyond their real work.
 
     PYTHONPATH=src python bench/fixed_costs.py [--rounds-only | --updates-only] [--profile] [--scale 13]
-    PYTHONPATH=src python bench/fixed_costs.py --ab plan-cache|overdeletion-skip [--scale 13]
+    PYTHONPATH=src python bench/fixed_costs.py --ab plan-cache|overdeletion-skip|lower-proofs [--scale 13]
 
 Per round: ``reach(Y) :- reach(X), edge(X, Y)`` from one end of a 2,000-node chain derives one fact
 per round (2,000 rounds), so its time per round is almost all fixed cost; linear TC over the same
@@ -131,7 +131,7 @@ def profiled(run: Callable[[], object], title: str, top: int = 25) -> None:
     stats.sort_stats("cumulative").print_stats("deltalog", top)
 
 
-DECISIONS = ("plan-cache", "overdeletion-skip")
+DECISIONS = ("plan-cache", "overdeletion-skip", "lower-proofs")
 
 
 def switch(reasoner, decision: str, on: bool) -> None:
@@ -140,9 +140,28 @@ def switch(reasoner, decision: str, on: bool) -> None:
     if decision == "plan-cache":
         cache = reasoner.__dict__.setdefault("_bench_cache", reasoner.reasoning.plan_cache)
         reasoner.reasoning.plan_cache = cache if on else None   # off: plan every rule variant every time
-    else:   # off: DRed overdeletes and rederives for insertions too
+    elif decision == "overdeletion-skip":   # off: DRed overdeletes and rederives for insertions too
         original = dred.__dict__.setdefault("_bench_may_lose", dred.may_lose_derivations)
         dred.may_lose_derivations = original if on else (lambda update, stratum: True)
+    else:   # lower-proofs off: DRed as before, candidates checked only in strata over lower strata
+        from deltalog.algorithms.strategies import STRATEGIES, StratumByStratum
+        original = dred.__dict__.setdefault("_bench_dred", STRATEGIES["dred"])
+        STRATEGIES["dred"] = original if on else StratumByStratum("dred", dred_before_lower_proofs)
+
+
+def dred_before_lower_proofs(update, stratum) -> None:
+    """DRed before recursive strata kept the candidates a nonrecursive rule still derives: every
+    candidate of a recursive stratum overdeleted, then rederived one step, rule by rule."""
+    import deltalog.algorithms.dred as dred
+    import deltalog.algorithms.lowerbound as lowerbound
+    dred.refuse_recursive_aggregates(stratum)
+    if dred.may_lose_derivations(update, stratum):
+        if lowerbound.reads_only_lower_strata(stratum):   # checked, as before
+            dred.overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
+        else:
+            dred.overdelete(update, stratum)
+            dred.rederive(update, stratum)
+    dred.insert(update, stratum)
 
 
 def ab(decision: str, scale: int) -> list[tuple[str, str]]:

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from deltalog.algorithms.dred import aggregate_results, insert, overdelete, rederive, refuse_recursive_aggregates
+from deltalog.algorithms.dred import (aggregate_results, insert, may_lose_derivations, overdelete, rederive,
+                                     refuse_recursive_aggregates)
 from deltalog.analysis.program import Stratum
 from deltalog.modules import backward_modules
 from deltalog.modules.base import BackwardModule
@@ -40,11 +41,12 @@ from deltalog.reasoning.workspace import Role, explicit_relation
 def fbf_stratum(update: Update, stratum: Stratum, budget: int | None = None) -> None:
     """Maintain one stratum with FBF (B/F when ``budget`` is None)."""
     refuse_recursive_aggregates(stratum)
-    proofs = Proofs(update, stratum, budget, tuple(backward_modules(stratum)))
-    overdelete(update, stratum, settle=proofs.settle)
-    proofs.revive_proved()
-    if proofs.blocked:
-        rederive(update, stratum)
+    if may_lose_derivations(update, stratum):   # else N_D is empty: nothing to check (as in DRed)
+        proofs = Proofs(update, stratum, budget, tuple(backward_modules(stratum)))
+        overdelete(update, stratum, settle=proofs.settle)
+        proofs.revive_proved()
+        if proofs.blocked:
+            rederive(update, stratum)
     insert(update, stratum)
 
 
