@@ -26,7 +26,7 @@ REDERIVE then has only the recursive rules to try, and a stratum without any ski
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.errors import DeltalogError
@@ -36,7 +36,7 @@ from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
 from deltalog.reasoning.update import Update, lower_changes, predicates_read, tuples_of
-from deltalog.reasoning.workspace import Role, explicit_relation
+from deltalog.reasoning.workspace import OnDemand, Role, explicit_relation
 
 
 class MaintenanceUnsupported(DeltalogError):
@@ -95,7 +95,9 @@ def difference(left: ir.Node, right: ir.Node) -> ir.Node:
 
 # ---- OVERDELETE ------------------------------------------------------------------------------
 
-Settle = Callable[[Update, Stratum, dict[str, str], int], int]
+Settle = Callable[[Update, Stratum, Mapping[str, str], int], int]
+"""Deletes (through ``Update.delete``, at one new generation, which it returns) those candidates of
+one round (rows of ``lost_derivation`` stored at the window given) that must go."""
 
 
 def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None) -> None:
@@ -103,8 +105,7 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
     all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive)."""
     settle = settle or delete_all
     v, reasoning = update.views, update.reasoning
-    lost_derivation = {p: update.workspace.relation(Role.LOST_DERIVATION, p, reasoning.arities[p])
-                       for p in stratum.predicates}
+    lost_derivation = scratch(update, Role.LOST_DERIVATION, stratum)
     generation = reasoning.tick()
     for p in stratum.predicates:
         if minus := update.workspace.get(Role.DELETED, p):
@@ -128,7 +129,12 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
     propagate_deletion(update, stratum, lost_derivation, generation, settle)
 
 
-def delete_all(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+def scratch(update: Update, role: Role, stratum: Stratum) -> OnDemand:
+    """The stratum's scratch relations of ``role``, made when first used."""
+    return OnDemand(update.workspace, role, {p: update.reasoning.arities[p] for p in stratum.predicates})
+
+
+def delete_all(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
     """DRed's choice: every fact that lost a derivation is (over)deleted."""
     generation = update.reasoning.tick()
     for p, relation in lost_derivation.items():
@@ -138,14 +144,16 @@ def delete_all(update: Update, stratum: Stratum, lost_derivation: dict[str, str]
     return generation
 
 
-def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int,
+def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int,
                        settle: Settle) -> None:
     """Inverse seminaive: each round finds what depends on the facts the last round deleted (the
     modules' Del^{s,i}, 003 Algorithm 3 lines 226-234)."""
-    v, reasoning, modules = update.views, update.reasoning, modules_of(stratum)
+    reasoning, modules = update.reasoning, modules_of(stratum)
     while True:
+        before = dict(update.overdeleted)
         previous = settle(update, stratum, lost_derivation, window)
-        shrunk = {p for p in stratum.predicates if update.count(p, v.deleted_at(previous))}
+        # the predicates that lost rows at ``previous``: settle deletes through update.delete, which counts
+        shrunk = {p for p in stratum.predicates if update.overdeleted.get(p, 0) > before.get(p, 0)}
         if not shrunk:
             return
         window = reasoning.tick()
@@ -169,7 +177,7 @@ def rederive(update: Update, stratum: Stratum, rederivations: "Rederivations | N
     reasoning = update.reasoning
     generation = reasoning.tick()
     for p in sorted(stratum.predicates):
-        if not update.removed(p):
+        if not update.overdeleted.get(p):   # D ∩ p empty (every deletion went through update.delete)
             continue
         target = update.workspace.relation(Role.REDERIVED, p, reasoning.arities[p])
         for info, plan in rederivations(update, stratum, p):
@@ -202,7 +210,7 @@ def by_modules(update: Update, stratum: Stratum, p: str) -> Iterator[tuple["Rule
 def insert(update: Update, stratum: Stratum) -> None:
     v, reasoning = update.views, update.reasoning
     generation = reasoning.tick()
-    deltas = {p: update.workspace.relation(Role.INSERTION_DELTA, p, reasoning.arities[p]) for p in stratum.predicates}
+    deltas = scratch(update, Role.INSERTION_DELTA, stratum)
     for p in stratum.predicates:
         for role in (Role.REDERIVED, Role.ADDED):
             if source := update.workspace.get(role, p):
@@ -234,7 +242,7 @@ def collect(update: Update, predicate: str, plan: ir.Node, delta: str, generatio
         update.reasoning.derive(info, fresh, generation, phase="insertion", relation=delta)
 
 
-def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str], round_generation: int) -> None:
+def propagate_insertion(update: Update, stratum: Stratum, deltas: Mapping[str, str], round_generation: int) -> None:
     """Seminaive insertion over the new materialisation, starting from the collected delta (the modules'
     Add^{s,i}, 003 Algorithm 3 lines 246-254)."""
     reasoning, modules = update.reasoning, modules_of(stratum)
@@ -251,7 +259,7 @@ def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str]
         round_generation = generation
 
 
-def commit(update: Update, deltas: dict[str, str], window: View) -> None:
+def commit(update: Update, deltas: Mapping[str, str], window: View) -> None:
     """Store one round's delta in the materialisation (reviving facts deleted earlier in this update)."""
     generation = update.reasoning.tick()
     for p, delta in deltas.items():

@@ -24,6 +24,8 @@ maintained by DRed instead (algorithms/strategies.py).
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from dataclasses import dataclass, field
 
 from deltalog.algorithms.dred import (aggregate_results, insert, may_lose_derivations, overdelete, rederive,
@@ -73,7 +75,7 @@ class Proofs:
 
     # ---- the hook into the overdeletion loop --------------------------------------------------
 
-    def settle(self, update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+    def settle(self, update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
         """Check this round's candidates, then delete the ones without a proof; return that generation."""
         candidates = self.candidates(lost_derivation, window)
         if self.budget is None or self.checked_count < self.budget:
@@ -90,7 +92,7 @@ class Proofs:
             update.delete(p, unproved, generation)
         return generation
 
-    def candidates(self, lost_derivation: dict[str, str], window: int) -> dict[str, str]:
+    def candidates(self, lost_derivation: Mapping[str, str], window: int) -> dict[str, str]:
         """N_D \\ D \\ P: the round's facts that lost a derivation, are still there and are not proved."""
         generation = self.update.reasoning.tick()
         out = {}

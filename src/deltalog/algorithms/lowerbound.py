@@ -33,7 +33,7 @@ DRed's INSERT's, which runs unchanged.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Mapping
 
 from deltalog.algorithms.dred import aggregate_results
 from deltalog.analysis.program import RuleInfo, Stratum
@@ -50,7 +50,7 @@ def reads_only_lower_strata(stratum: Stratum) -> bool:
         not predicates_read(stratum.nonrecursive) & stratum.predicates
 
 
-def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
     """Delete the candidates collected at ``window`` that are neither explicit nor derived now.
 
     The checks stop once every candidate is witnessed: a fact enters ``lost_derivation`` once per
