@@ -1,6 +1,7 @@
 """Fixed costs (issue 15): what a seminaive round and a small update cost beyond their real work.
 
     PYTHONPATH=src python bench/fixed_costs.py [--rounds-only | --updates-only] [--profile] [--scale 13]
+    PYTHONPATH=src python bench/fixed_costs.py --updates-only --algorithms dred,auto,fbf,bf
     PYTHONPATH=src python bench/fixed_costs.py --ab plan-cache|overdeletion-skip|lower-proofs [--scale 13]
 
 Per round: ``reach(Y) :- reach(X), edge(X, Y)`` from one end of a 2,000-node chain derives one fact
@@ -79,7 +80,7 @@ def lubm_store(scale: int):
     return reasoner, data, time.process_time() - started
 
 
-def per_update(scale: int, profile: bool) -> list[tuple[str, str]]:
+def per_update(scale: int, profile: bool, algorithms: tuple[str, ...] = ("dred", "auto")) -> list[tuple[str, str]]:
     reasoner, data, seconds = lubm_store(scale)
     facts = sum(reasoner.backend.count(relation=p) for p in reasoner.predicates())
     rows = [(f"LUBM-like store (scale {scale})", f"{data.size:,} explicit, {facts:,} facts; "
@@ -91,7 +92,7 @@ def per_update(scale: int, profile: bool) -> list[tuple[str, str]]:
     noop = [timed(lambda: reasoner.update(delete={"takesCourse": missing}, algorithm="dred")) for _ in range(UPDATES)]
     rows.append(("no-op update (delete a missing fact)", f"{1000 * statistics.median(noop):.2f} ms "
                                                          f"(median of {UPDATES})"))
-    for algorithm in ("dred", "auto"):
+    for algorithm in algorithms:
         deletes, inserts = run_updates(reasoner, picks, algorithm)
         for side, times in (("delete", deletes), ("insert", inserts)):
             median = 1000 * statistics.median(times)
@@ -207,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--scale", type=int, default=13, help="LUBM-like universities (13: ~1.06M explicit facts)")
     parser.add_argument("--ab", choices=DECISIONS, help="one decision on and off, interleaved in one process")
+    parser.add_argument("--algorithms", default="dred,auto", help="the update algorithms timed, comma-separated "
+                                                                   "(e.g. dred,auto,fbf,bf)")
     args = parser.parse_args(argv)
     rows = []
     if args.ab:
@@ -214,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.updates_only:
         rows += per_round(args.profile)
     if not args.rounds_only and not args.ab:
-        rows += per_update(args.scale, args.profile)
+        rows += per_update(args.scale, args.profile, tuple(args.algorithms.split(",")))
     width = max(len(name) for name, _ in rows)
     print(f"\n{'case':<{width}}  CPU time")
     for name, value in rows:
