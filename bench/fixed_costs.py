@@ -155,9 +155,11 @@ def dred_before_lower_proofs(update, stratum) -> None:
     candidate of a recursive stratum overdeleted, then rederived one step, rule by rule."""
     import deltalog.algorithms.dred as dred
     import deltalog.algorithms.lowerbound as lowerbound
+    from deltalog.reasoning.update import predicates_read
     dred.refuse_recursive_aggregates(stratum)
     if dred.may_lose_derivations(update, stratum):
-        if lowerbound.reads_only_lower_strata(stratum):   # checked, as before
+        over_lower = not stratum.recursive and not predicates_read(stratum.nonrecursive) & stratum.predicates
+        if over_lower:   # a stratum whose rules read only lower strata: checked, as before
             dred.overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
         else:
             dred.overdelete(update, stratum)

@@ -14,9 +14,8 @@ them from the old materialisation, and any other algorithm drops them.
 
 from __future__ import annotations
 
-from typing import Mapping
-
 import time
+from typing import Mapping
 
 from deltalog.algorithms.dred import aggregate_rules_affected, insert, overdelete, rederive, refuse_recursive_aggregates
 from deltalog.analysis.program import RuleInfo, Stratum

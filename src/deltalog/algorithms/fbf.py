@@ -24,9 +24,8 @@ maintained by DRed instead (algorithms/strategies.py).
 
 from __future__ import annotations
 
-from typing import Mapping
-
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from deltalog.algorithms.dred import (aggregate_results, insert, may_lose_derivations, overdelete, rederive,
                                      refuse_recursive_aggregates)

@@ -13,11 +13,11 @@ of I \\ I' still reaches N_D (each of its derivations loses a body fact, lower o
 negation made true) and fails the check, so it is deleted; the facts kept are in I'; REDERIVE and
 INSERT then close the rest as for any smaller D ⊇ I \\ I'. It is what DRed^c's counters achieve
 (003 section 4.2, algorithms/dredc.py) and FBF's SATURATE seeds (001 Algorithm 5), asked of the
-stored facts instead of counted or chained. It pays wherever
-overdeletion would cascade through facts with another derivation: deleting one ``takesCourse(s, c)``
-of the LUBM-like data made plain DRed overdelete ``student(s)``, ``person(s)`` and what depends on
-them and rederive them rule by rule (about 35 plan evaluations); here ``student(s)`` is derived by
-``student(X) :- undergraduateStudent(X)`` and nothing is deleted (docs/benchmarks.md, "Fixed costs").
+stored facts instead of counted or chained. It pays wherever overdeletion would cascade through
+facts with another derivation: deleting one ``takesCourse(s, c)`` of the LUBM-like data made plain
+DRed overdelete ``student(s)``, ``person(s)`` and what depends on them and rederive them rule by
+rule (about 35 plan evaluations); here ``student(s)`` is derived by ``student(X) :-
+undergraduateStudent(X)`` and nothing is deleted (docs/benchmarks.md, "Fixed costs").
 
 When no rule of s reads a predicate of s, overdeletion cannot cascade at all and this check is
 the whole of OVERDELETE and REDERIVE. In a recursive stratum the deleted facts failed the check,
@@ -40,14 +40,8 @@ from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
-from deltalog.reasoning.update import Update, predicates_read, tuples_of
+from deltalog.reasoning.update import Update, tuples_of
 from deltalog.reasoning.workspace import Role, explicit_relation
-
-
-def reads_only_lower_strata(stratum: Stratum) -> bool:
-    """No recursive rule, no module, and no body (negations and aggregates too) reading the stratum."""
-    return not stratum.recursive and not stratum.modules and \
-        not predicates_read(stratum.nonrecursive) & stratum.predicates
 
 
 def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
@@ -56,7 +50,8 @@ def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mappin
     The checks stop once every candidate is witnessed: a fact enters ``lost_derivation`` once per
     update, so this window's candidates are disjoint from the facts witnessed in earlier rounds and
     the rows the checks add to ``witnessed`` count the candidates witnessed so far (deleting one
-    ``takesCourse`` fact: ``course(c)`` is explicit, and the four rules deriving it are not run)."""
+    ``takesCourse`` fact of an undergraduate course: ``course(c)`` is explicit, and the four rules
+    deriving it are not run)."""
     reasoning = update.reasoning
     generation = reasoning.tick()
     for p, relation in sorted(lost_derivation.items()):
