@@ -1,7 +1,8 @@
 """Fixed costs (issue 15): what a seminaive round and a small update cost beyond their real work.
 
     PYTHONPATH=src python bench/fixed_costs.py [--rounds-only | --updates-only] [--profile] [--scale 13]
-    PYTHONPATH=src python bench/fixed_costs.py --ab plan-cache|overdeletion-skip [--scale 13]
+    PYTHONPATH=src python bench/fixed_costs.py --updates-only --algorithms dred,auto,fbf,bf
+    PYTHONPATH=src python bench/fixed_costs.py --ab plan-cache|overdeletion-skip|lower-proofs [--scale 13]
 
 Per round: ``reach(Y) :- reach(X), edge(X, Y)`` from one end of a 2,000-node chain derives one fact
 per round (2,000 rounds), so its time per round is almost all fixed cost; linear TC over the same
@@ -79,7 +80,7 @@ def lubm_store(scale: int):
     return reasoner, data, time.process_time() - started
 
 
-def per_update(scale: int, profile: bool) -> list[tuple[str, str]]:
+def per_update(scale: int, profile: bool, algorithms: tuple[str, ...] = ("dred", "auto")) -> list[tuple[str, str]]:
     reasoner, data, seconds = lubm_store(scale)
     facts = sum(reasoner.backend.count(relation=p) for p in reasoner.predicates())
     rows = [(f"LUBM-like store (scale {scale})", f"{data.size:,} explicit, {facts:,} facts; "
@@ -91,7 +92,7 @@ def per_update(scale: int, profile: bool) -> list[tuple[str, str]]:
     noop = [timed(lambda: reasoner.update(delete={"takesCourse": missing}, algorithm="dred")) for _ in range(UPDATES)]
     rows.append(("no-op update (delete a missing fact)", f"{1000 * statistics.median(noop):.2f} ms "
                                                          f"(median of {UPDATES})"))
-    for algorithm in ("dred", "auto"):
+    for algorithm in algorithms:
         deletes, inserts = run_updates(reasoner, picks, algorithm)
         for side, times in (("delete", deletes), ("insert", inserts)):
             median = 1000 * statistics.median(times)
@@ -131,7 +132,7 @@ def profiled(run: Callable[[], object], title: str, top: int = 25) -> None:
     stats.sort_stats("cumulative").print_stats("deltalog", top)
 
 
-DECISIONS = ("plan-cache", "overdeletion-skip")
+DECISIONS = ("plan-cache", "overdeletion-skip", "lower-proofs")
 
 
 def switch(reasoner, decision: str, on: bool) -> None:
@@ -140,9 +141,30 @@ def switch(reasoner, decision: str, on: bool) -> None:
     if decision == "plan-cache":
         cache = reasoner.__dict__.setdefault("_bench_cache", reasoner.reasoning.plan_cache)
         reasoner.reasoning.plan_cache = cache if on else None   # off: plan every rule variant every time
-    else:   # off: DRed overdeletes and rederives for insertions too
+    elif decision == "overdeletion-skip":   # off: DRed overdeletes and rederives for insertions too
         original = dred.__dict__.setdefault("_bench_may_lose", dred.may_lose_derivations)
         dred.may_lose_derivations = original if on else (lambda update, stratum: True)
+    else:   # lower-proofs off: DRed as before, candidates checked only in strata over lower strata
+        from deltalog.algorithms.strategies import STRATEGIES, StratumByStratum
+        original = dred.__dict__.setdefault("_bench_dred", STRATEGIES["dred"])
+        STRATEGIES["dred"] = original if on else StratumByStratum("dred", dred_before_lower_proofs)
+
+
+def dred_before_lower_proofs(update, stratum) -> None:
+    """DRed before recursive strata kept the candidates a nonrecursive rule still derives: every
+    candidate of a recursive stratum overdeleted, then rederived one step, rule by rule."""
+    import deltalog.algorithms.dred as dred
+    import deltalog.algorithms.lowerbound as lowerbound
+    from deltalog.reasoning.update import predicates_read
+    dred.refuse_recursive_aggregates(stratum)
+    if dred.may_lose_derivations(update, stratum):
+        over_lower = not stratum.recursive and not predicates_read(stratum.nonrecursive) & stratum.predicates
+        if over_lower:   # a stratum whose rules read only lower strata: checked, as before
+            dred.overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
+        else:
+            dred.overdelete(update, stratum)
+            dred.rederive(update, stratum)
+    dred.insert(update, stratum)
 
 
 def ab(decision: str, scale: int) -> list[tuple[str, str]]:
@@ -188,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--scale", type=int, default=13, help="LUBM-like universities (13: ~1.06M explicit facts)")
     parser.add_argument("--ab", choices=DECISIONS, help="one decision on and off, interleaved in one process")
+    parser.add_argument("--algorithms", default="dred,auto", help="the update algorithms timed, comma-separated "
+                                                                   "(e.g. dred,auto,fbf,bf)")
     args = parser.parse_args(argv)
     rows = []
     if args.ab:
@@ -195,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.updates_only:
         rows += per_round(args.profile)
     if not args.rounds_only and not args.ab:
-        rows += per_update(args.scale, args.profile)
+        rows += per_update(args.scale, args.profile, tuple(args.algorithms.split(",")))
     width = max(len(name) for name, _ in rows)
     print(f"\n{'case':<{width}}  CPU time")
     for name, value in rows:

@@ -5,7 +5,7 @@ Reasoner per VARIANT (``code:modules``, code ``after`` = the code as is, ``befor
 against views with deleted rows expanding every match (round 2's executor), ``remat`` = the update
 by rematerialisation), each sample of K explicit facts deleted then re-added (DRed) in every
 Reasoner in turn. Code ``main`` = round 4 switched off in process (no early-stop rederivation, no
-one-check settling of strata over lower strata, no witness pricing in the planner; ``Probe.any_alive``'s
+check of DRed's candidates before deleting them (algorithms/lowerbound.py), no witness pricing in the planner; ``Probe.any_alive``'s
 growing windows stay: for round 3's code run this script from main's tree), ``full`` = one-check
 settling but every witness enumerated.
 ``--before-insert``: linear closure modules insert by the closure plans (round 2)
@@ -18,17 +18,28 @@ from maint_generators import make
 from deltalog.api import Reasoner
 import deltalog.backends.local.execute as ex
 import deltalog.backends.local.witness as wi
-import deltalog.algorithms.lowerbound as lb
+import deltalog.algorithms.dred as dred
+import deltalog.algorithms.strategies as strategies
 import deltalog.plan.greedy as gr
 from deltalog.plan import ir
 orig = ex._only_keys_compared
-orig_lower = lb.reads_only_lower_strata
+orig_dred = strategies.STRATEGIES["dred"]
+
+
+def plain_dred(update, stratum):
+    """DRed without any check before deleting: every candidate overdeleted, rederived one step."""
+    dred.refuse_recursive_aggregates(stratum)
+    if dred.may_lose_derivations(update, stratum):
+        dred.overdelete(update, stratum)
+        dred.rederive(update, stratum)
+    dred.insert(update, stratum)
 
 
 def set_code(code):
     """Switch the executor and DRed to a variant's code (process-wide, before each of its runs)."""
     ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
-    lb.reads_only_lower_strata = orig_lower if code in ("after", "full") else (lambda s: False)
+    strategies.STRATEGIES["dred"] = orig_dred if code in ("after", "full") else \
+        strategies.StratumByStratum("dred", plain_dred)
     gr.WITNESS_EXPANSION = 4.0 if code == "after" else float("inf")
     ex.stream.register(ir.Witnessed, wi._witnessed if code == "after" else (lambda n, c: ex.stream(n.input, c)))
 

@@ -16,14 +16,17 @@ each overdeletion round's delta is the rows deleted in the previous round (inver
 seminaive); insertion collects each round's new facts in a scratch relation before storing
 them. Nonrecursive rules with an aggregate are maintained by difference: old results not
 produced any more are overdeleted, new ones inserted. REDERIVE needs one derivation per fact,
-so its plans are ``ir.Witnessed`` (the backend may stop at each fact's first instance), and a
-stratum whose rules read only lower strata skips it: OVERDELETE then deletes only the candidates
-without a derivation in the new state (algorithms/lowerbound.py).
+so its plans are ``ir.Witnessed`` (the backend may stop at each fact's first instance).
+
+OVERDELETE deletes only the candidates that are not explicit and that no nonrecursive rule
+derives in the new state (the lower strata are final): those are in the new materialisation
+for sure, so they and what depends on them through them stay (algorithms/lowerbound.py);
+REDERIVE then has only the recursive rules to try, and a stratum without any skips it.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator, Mapping
 
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.errors import DeltalogError
@@ -33,7 +36,7 @@ from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
 from deltalog.reasoning.update import Update, lower_changes, predicates_read, tuples_of
-from deltalog.reasoning.workspace import Role, explicit_relation
+from deltalog.reasoning.workspace import OnDemand, Role, explicit_relation
 
 
 class MaintenanceUnsupported(DeltalogError):
@@ -51,16 +54,15 @@ def refuse_recursive_aggregates(stratum: Stratum) -> None:
 
 
 def dred_stratum(update: Update, stratum: Stratum) -> None:
-    """Maintain one stratum with DRed: overdelete, rederive one step, insert. A stratum reading only
-    lower strata settles its deletions in one check instead (algorithms/lowerbound.py)."""
+    """Maintain one stratum with DRed: overdelete, rederive one step, insert. Overdeletion keeps the
+    candidates that are still explicit or derived by a rule reading only lower strata
+    (algorithms/lowerbound.py), so rederivation has only the recursive rules left to try."""
     from deltalog.algorithms import lowerbound
     refuse_recursive_aggregates(stratum)
     if may_lose_derivations(update, stratum):   # an insertion-only change skips straight to INSERT
-        if lowerbound.reads_only_lower_strata(stratum):
-            lowerbound.settle_in_one_check(update, stratum)
-        else:
-            overdelete(update, stratum)
-            rederive(update, stratum)
+        overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
+        if stratum.recursive:
+            rederive(update, stratum, by_modules)
     insert(update, stratum)
 
 
@@ -93,7 +95,9 @@ def difference(left: ir.Node, right: ir.Node) -> ir.Node:
 
 # ---- OVERDELETE ------------------------------------------------------------------------------
 
-Settle = Callable[[Update, Stratum, dict[str, str], int], int]
+Settle = Callable[[Update, Stratum, Mapping[str, str], int], int]
+"""Deletes (through ``Update.delete``, at one new generation, which it returns) those candidates of
+one round (rows of ``lost_derivation`` stored at the window given) that must go."""
 
 
 def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None) -> None:
@@ -101,8 +105,7 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
     all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive)."""
     settle = settle or delete_all
     v, reasoning = update.views, update.reasoning
-    lost_derivation = {p: update.workspace.relation(Role.LOST_DERIVATION, p, reasoning.arities[p])
-                       for p in stratum.predicates}
+    lost_derivation = scratch(update, Role.LOST_DERIVATION, stratum)
     generation = reasoning.tick()
     for p in stratum.predicates:
         if minus := update.workspace.get(Role.DELETED, p):
@@ -126,7 +129,12 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
     propagate_deletion(update, stratum, lost_derivation, generation, settle)
 
 
-def delete_all(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+def scratch(update: Update, role: Role, stratum: Stratum) -> OnDemand:
+    """The stratum's scratch relations of ``role``, made when first used."""
+    return OnDemand(update.workspace, role, {p: update.reasoning.arities[p] for p in stratum.predicates})
+
+
+def delete_all(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
     """DRed's choice: every fact that lost a derivation is (over)deleted."""
     generation = update.reasoning.tick()
     for p, relation in lost_derivation.items():
@@ -136,14 +144,16 @@ def delete_all(update: Update, stratum: Stratum, lost_derivation: dict[str, str]
     return generation
 
 
-def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int,
+def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int,
                        settle: Settle) -> None:
     """Inverse seminaive: each round finds what depends on the facts the last round deleted (the
     modules' Del^{s,i}, 003 Algorithm 3 lines 226-234)."""
-    v, reasoning, modules = update.views, update.reasoning, modules_of(stratum)
+    reasoning, modules = update.reasoning, modules_of(stratum)
     while True:
+        before = dict(update.overdeleted)
         previous = settle(update, stratum, lost_derivation, window)
-        shrunk = {p for p in stratum.predicates if update.count(p, v.deleted_at(previous))}
+        # the predicates that lost rows at ``previous``: settle deletes through update.delete, which counts
+        shrunk = {p for p in stratum.predicates if update.overdeleted.get(p, 0) > before.get(p, 0)}
         if not shrunk:
             return
         window = reasoning.tick()
@@ -155,28 +165,44 @@ def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: dict[s
 
 # ---- REDERIVE --------------------------------------------------------------------------------
 
-def rederive(update: Update, stratum: Stratum) -> None:
+Rederivations = Callable[[Update, Stratum, str], Iterator[tuple["RuleInfo | None", ir.Node]]]
+"""Plans of the deleted facts of one predicate that are derived again (rule None: still explicit)."""
+
+
+def rederive(update: Update, stratum: Stratum, rederivations: "Rederivations | None" = None) -> None:
     """One-step rederivation: bind each rule's head to the deleted facts and look for a derivation
-    (nonrecursive rules here, recursive ones by the modules' Red^{s,i}, 003 Algorithm 3 line 242)."""
-    v, reasoning, modules = update.views, update.reasoning, modules_of(stratum)
+    (``one_step``: the explicit facts, the nonrecursive rules and the modules' Red^{s,i}, 003 Algorithm
+    3 line 242; DRed, whose overdeletion already checked the first two, asks only ``by_modules``)."""
+    rederivations = rederivations or one_step
+    reasoning = update.reasoning
     generation = reasoning.tick()
     for p in sorted(stratum.predicates):
-        if not update.removed(p):
+        if not update.overdeleted.get(p):   # D ∩ p empty (every deletion went through update.delete)
             continue
-        arity = reasoning.arities[p]
-        target = update.workspace.relation(Role.REDERIVED, p, arity)
-        explicit = explicit_relation(p)
-        if explicit in update.backend.relations():
-            still_explicit = ir.SemiJoin(tuples_of(p, arity, v.deleted), tuples_of(explicit, arity),
-                                         tuple(f"c{i}" for i in range(arity)))
-            update.backend.insert(relation=target, plan=still_explicit, generation=generation)
-        for info in stratum.nonrecursive:
-            if info.head.predicate == p and not info.aggregates:
-                reasoning.derive(info, one_step_rederivation(update, info), generation, phase="rederivation",
-                                 relation=target)
-        for module in modules:
-            for info, plan in module.rederive(update, p):
+        target = update.workspace.relation(Role.REDERIVED, p, reasoning.arities[p])
+        for info, plan in rederivations(update, stratum, p):
+            if info is None:
+                update.backend.insert(relation=target, plan=plan, generation=generation)
+            else:
                 reasoning.derive(info, plan, generation, phase="rederivation", relation=target)
+
+
+def one_step(update: Update, stratum: Stratum, p: str) -> Iterator[tuple["RuleInfo | None", ir.Node]]:
+    """The deleted facts of ``p`` still explicit, or derived in one step from the surviving facts."""
+    arity = update.reasoning.arities[p]
+    if (explicit := explicit_relation(p)) in update.backend.relations():
+        yield None, ir.SemiJoin(tuples_of(p, arity, update.views.deleted), tuples_of(explicit, arity),
+                                tuple(f"c{i}" for i in range(arity)))
+    for info in stratum.nonrecursive:
+        if info.head.predicate == p and not info.aggregates:
+            yield info, one_step_rederivation(update, info)
+    yield from by_modules(update, stratum, p)
+
+
+def by_modules(update: Update, stratum: Stratum, p: str) -> Iterator[tuple["RuleInfo | None", ir.Node]]:
+    """The deleted facts of ``p`` the stratum's recursive rules derive in one step (the modules' Red)."""
+    for module in modules_of(stratum):
+        yield from module.rederive(update, p)
 
 
 # ---- INSERT ----------------------------------------------------------------------------------
@@ -184,7 +210,7 @@ def rederive(update: Update, stratum: Stratum) -> None:
 def insert(update: Update, stratum: Stratum) -> None:
     v, reasoning = update.views, update.reasoning
     generation = reasoning.tick()
-    deltas = {p: update.workspace.relation(Role.INSERTION_DELTA, p, reasoning.arities[p]) for p in stratum.predicates}
+    deltas = scratch(update, Role.INSERTION_DELTA, stratum)
     for p in stratum.predicates:
         for role in (Role.REDERIVED, Role.ADDED):
             if source := update.workspace.get(role, p):
@@ -216,7 +242,7 @@ def collect(update: Update, predicate: str, plan: ir.Node, delta: str, generatio
         update.reasoning.derive(info, fresh, generation, phase="insertion", relation=delta)
 
 
-def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str], round_generation: int) -> None:
+def propagate_insertion(update: Update, stratum: Stratum, deltas: Mapping[str, str], round_generation: int) -> None:
     """Seminaive insertion over the new materialisation, starting from the collected delta (the modules'
     Add^{s,i}, 003 Algorithm 3 lines 246-254)."""
     reasoning, modules = update.reasoning, modules_of(stratum)
@@ -233,7 +259,7 @@ def propagate_insertion(update: Update, stratum: Stratum, deltas: dict[str, str]
         round_generation = generation
 
 
-def commit(update: Update, deltas: dict[str, str], window: View) -> None:
+def commit(update: Update, deltas: Mapping[str, str], window: View) -> None:
     """Store one round's delta in the materialisation (reviving facts deleted earlier in this update)."""
     generation = update.reasoning.tick()
     for p, delta in deltas.items():

@@ -15,6 +15,7 @@ them from the old materialisation, and any other algorithm drops them.
 from __future__ import annotations
 
 import time
+from typing import Mapping
 
 from deltalog.algorithms.dred import aggregate_rules_affected, insert, overdelete, rederive, refuse_recursive_aggregates
 from deltalog.analysis.program import RuleInfo, Stratum
@@ -143,7 +144,7 @@ def store_counts(update: Update, predicate: str, arity: int, changes: list[ir.No
 
 # ---- overdeletion stops at counted facts -------------------------------------------------------
 
-def keep_counted(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+def keep_counted(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
     """Delete the facts that lost a derivation and have no nonrecursive derivation left."""
     generation = update.reasoning.tick()
     for p, relation in lost_derivation.items():

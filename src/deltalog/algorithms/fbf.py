@@ -25,8 +25,10 @@ maintained by DRed instead (algorithms/strategies.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
-from deltalog.algorithms.dred import aggregate_results, insert, overdelete, rederive, refuse_recursive_aggregates
+from deltalog.algorithms.dred import (aggregate_results, insert, may_lose_derivations, overdelete, rederive,
+                                     refuse_recursive_aggregates)
 from deltalog.analysis.program import Stratum
 from deltalog.modules import backward_modules
 from deltalog.modules.base import BackwardModule
@@ -40,11 +42,12 @@ from deltalog.reasoning.workspace import Role, explicit_relation
 def fbf_stratum(update: Update, stratum: Stratum, budget: int | None = None) -> None:
     """Maintain one stratum with FBF (B/F when ``budget`` is None)."""
     refuse_recursive_aggregates(stratum)
-    proofs = Proofs(update, stratum, budget, tuple(backward_modules(stratum)))
-    overdelete(update, stratum, settle=proofs.settle)
-    proofs.revive_proved()
-    if proofs.blocked:
-        rederive(update, stratum)
+    if may_lose_derivations(update, stratum):   # else N_D is empty: nothing to check (as in DRed)
+        proofs = Proofs(update, stratum, budget, tuple(backward_modules(stratum)))
+        overdelete(update, stratum, settle=proofs.settle)
+        proofs.revive_proved()
+        if proofs.blocked:
+            rederive(update, stratum)
     insert(update, stratum)
 
 
@@ -71,7 +74,7 @@ class Proofs:
 
     # ---- the hook into the overdeletion loop --------------------------------------------------
 
-    def settle(self, update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
+    def settle(self, update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
         """Check this round's candidates, then delete the ones without a proof; return that generation."""
         candidates = self.candidates(lost_derivation, window)
         if self.budget is None or self.checked_count < self.budget:
@@ -88,7 +91,7 @@ class Proofs:
             update.delete(p, unproved, generation)
         return generation
 
-    def candidates(self, lost_derivation: dict[str, str], window: int) -> dict[str, str]:
+    def candidates(self, lost_derivation: Mapping[str, str], window: int) -> dict[str, str]:
         """N_D \\ D \\ P: the round's facts that lost a derivation, are still there and are not proved."""
         generation = self.update.reasoning.tick()
         out = {}

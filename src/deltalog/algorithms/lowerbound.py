@@ -1,66 +1,90 @@
-"""DRed for a stratum whose rules read only lower strata: overdeletion and rederivation in one check.
+"""DRed's overdeletion, settled by a check: a candidate with a derivation from lower strata stays.
 
-When no rule of stratum s reads a predicate of s, every predicate its bodies read belongs to a
-lower stratum, which is final when s is maintained (001 Algorithm 4 runs stratum by stratum).
-Overdeletion cannot cascade then: N_D = (E⁻ ∩ Out_s) ∪ Π_s[I : D, A] is computed once, as in DRed,
-and instead of deleting all of N_D and rederiving one step (REDERIVE over I \\ D), a candidate
-F ∈ N_D is deleted iff
+Stratum s is maintained after every lower stratum, whose facts are then final (001 Algorithm 4
+runs stratum by stratum), and a nonrecursive rule of s reads only lower strata (a positive atom
+over s would make it recursive; negation and aggregation read strictly lower strata). So a
+candidate F ∈ N_D (a fact that lost a derivation) is in the new materialisation I' for sure if
 
-    F ∉ E \\ E⁻   and   no rule of s has an instance deriving F in the new state (I \\ D) ∪ A
+    F ∈ E \\ E⁻   or   a nonrecursive rule of s has an instance deriving F in the new state (I \\ D) ∪ A
 
-(the positive atoms and the negations read in the facts now: below s that is the new state). The
-check stops at each candidate's first instance (``ir.Witnessed``), so a dense rule whose facts
-almost all keep another derivation costs about one instance per candidate, not all of them, and
-the facts that stay are never deleted, so the strata above see only the facts really gone. A
-candidate reached through a negated atom that became true (001 (157)) is checked the same way;
-instances that a negated atom becoming false creates are DRed's INSERT's, which runs unchanged.
+(positive atoms and negations read in the facts now). Such a fact is not deleted, and neither is
+anything whose derivations go through it; every other candidate is. This keeps DRed exact: a fact
+of I \\ I' still reaches N_D (each of its derivations loses a body fact, lower or in D, or meets a
+negation made true) and fails the check, so it is deleted; the facts kept are in I'; REDERIVE and
+INSERT then close the rest as for any smaller D ⊇ I \\ I'. It is what DRed^c's counters achieve
+(003 section 4.2, algorithms/dredc.py) and FBF's SATURATE seeds (001 Algorithm 5), asked of the
+stored facts instead of counted or chained. It pays wherever overdeletion would cascade through
+facts with another derivation: deleting one ``takesCourse(s, c)`` of the LUBM-like data made plain
+DRed overdelete ``student(s)``, ``person(s)`` and what depends on them and rederive them rule by
+rule (about 35 plan evaluations); here ``student(s)`` is derived by ``student(X) :-
+undergraduateStudent(X)`` and nothing is deleted (docs/benchmarks.md, "Fixed costs").
+
+When no rule of s reads a predicate of s, overdeletion cannot cascade at all and this check is
+the whole of OVERDELETE and REDERIVE. In a recursive stratum the deleted facts failed the check,
+which covers the explicit facts and the nonrecursive rules of REDERIVE (over I \\ D ⊆ the new
+state), so only the recursive rules' one-step rederivation (the modules' Red) is left to run.
+
+The check stops at each candidate's first instance (``ir.Witnessed``), so a dense rule whose facts
+almost all keep another derivation costs about one instance per candidate, and stops trying rules
+once every candidate is witnessed. A candidate reached through a negated atom that became true
+(001 (157)) is checked the same way; instances that a negated atom becoming false creates are
+DRed's INSERT's, which runs unchanged.
 """
 
 from __future__ import annotations
 
-from deltalog.algorithms.dred import aggregate_results, overdelete
+from typing import Iterator, Mapping
+
+from deltalog.algorithms.dred import aggregate_results
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
-from deltalog.reasoning.update import Update, predicates_read, tuples_of
+from deltalog.reasoning.update import Update, tuples_of
 from deltalog.reasoning.workspace import Role, explicit_relation
 
 
-def reads_only_lower_strata(stratum: Stratum) -> bool:
-    """No recursive rule, no module, and no body (negations and aggregates too) reading the stratum."""
-    return not stratum.recursive and not stratum.modules and \
-        not predicates_read(stratum.nonrecursive) & stratum.predicates
+def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
+    """Delete the candidates collected at ``window`` that are neither explicit nor derived now.
 
-
-def settle_in_one_check(update: Update, stratum: Stratum) -> None:
-    """OVERDELETE and REDERIVE of DRed for such a stratum: collect N_D, delete the unwitnessed."""
-    overdelete(update, stratum, settle=delete_unwitnessed)
-
-
-def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: dict[str, str], window: int) -> int:
-    """Delete the candidates collected at ``window`` that are neither explicit nor derived now."""
+    The checks stop once every candidate is witnessed: a fact enters ``lost_derivation`` once per
+    update, so this window's candidates are disjoint from the facts witnessed in earlier rounds and
+    the rows the checks add to ``witnessed`` count the candidates witnessed so far (deleting one
+    ``takesCourse`` fact of an undergraduate course: ``course(c)`` is explicit, and the four rules
+    deriving it are not run)."""
     reasoning = update.reasoning
     generation = reasoning.tick()
     for p, relation in sorted(lost_derivation.items()):
         found = View(window, window + 1, relation=relation)
-        if not update.count(relation, found):
+        if not (candidates := update.count(relation, found)):
             continue
         arity = reasoning.arities[p]
-        columns = tuple(f"c{i}" for i in range(arity))
         # F ∈ N_D stays iff F ∈ E \ E⁻ or some rule p(...) :- body of s has an instance deriving F now
         witnessed = update.workspace.relation(Role.WITNESSED, p, arity)
-        candidates = tuples_of(relation, arity, found)
-        if (explicit := explicit_relation(p)) in update.backend.relations():
-            still_explicit = ir.SemiJoin(candidates, tuples_of(explicit, arity), columns)
-            update.backend.insert(relation=witnessed, plan=still_explicit, generation=generation)
-        for info in stratum.nonrecursive:
-            if info.head.predicate == p:
-                reasoning.derive(info, derived_now(update, info, found, candidates), generation,
-                                 phase="rederivation", relation=witnessed)
-        kept = tuples_of(witnessed, arity)
-        update.delete(p, ir.AntiJoin(candidates, kept, columns), generation)
+        kept = 0
+        for info, plan in witnesses(update, stratum, p, found):
+            if info is None:
+                kept += update.backend.insert(relation=witnessed, plan=plan, generation=generation)
+            else:
+                kept += reasoning.derive(info, plan, generation, phase="rederivation", relation=witnessed)
+            if kept == candidates:
+                break
+        else:
+            update.delete(p, ir.AntiJoin(tuples_of(relation, arity, found), tuples_of(witnessed, arity),
+                                         tuple(f"c{i}" for i in range(arity))), generation)
     return generation
+
+
+def witnesses(update: Update, stratum: Stratum, p: str, found: View) -> Iterator[tuple[RuleInfo | None, ir.Node]]:
+    """Plans of the candidates of ``p`` (in ``found``) still in E \\ E⁻ (rule None), then of those a
+    rule of the stratum reading only lower strata derives now, rule by rule."""
+    arity = update.reasoning.arities[p]
+    candidates = tuples_of(found.relation or p, arity, found)
+    if (explicit := explicit_relation(p)) in update.backend.relations():
+        yield None, ir.SemiJoin(candidates, tuples_of(explicit, arity), tuple(f"c{i}" for i in range(arity)))
+    for info in stratum.nonrecursive:
+        if info.head.predicate == p:
+            yield info, derived_now(update, info, found, candidates)
 
 
 def derived_now(update: Update, info: RuleInfo, found: View, candidates: ir.Node) -> ir.Node:

@@ -20,7 +20,7 @@ algorithm tests which kind of module it has.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Protocol, Sequence, runtime_checkable
+from typing import Callable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from deltalog.analysis.program import RuleInfo
 from deltalog.plan import ir
@@ -68,7 +68,7 @@ class Module(Protocol):
         """Red^{s,i} (line 242): the deleted facts of ``predicate`` the rules derive again from the
         surviving facts."""
 
-    def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
+    def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add^{s,i} during maintenance (line 251), one round: consequences in the new materialisation of
         the facts stored at ``generation`` in ``deltas`` (scratch relations per predicate)."""
 

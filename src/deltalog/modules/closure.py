@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from deltalog.analysis.modules import ModuleChoice
 from deltalog.analysis.program import RuleInfo, Stratum
@@ -264,7 +264,7 @@ class ClosureModule(ABC):
         again = self.closure(update.reasoning, NOW, NOW, sources)
         yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
 
-    def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
+    def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""
         if seminaive := self.ties(update.reasoning.backend):
             yield from seminaive.insert(update, deltas, generation, grown)

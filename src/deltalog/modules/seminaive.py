@@ -11,7 +11,7 @@ Its rules are evaluated by rule instances, so Counting can count them and FBF ch
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from deltalog.analysis.program import RuleInfo
 from deltalog.modules.base import AtomViews, BodyPlans, DeltaViews, InstancePlans, RulePlans, Window
@@ -111,7 +111,7 @@ class SeminaiveModule:
             if info.head.predicate == predicate:
                 yield info, one_step_rederivation(update, info)
 
-    def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
+    def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Atom i in the round's delta relation, every other atom in the new materialisation."""
         for info in self.rules:
             for i in self.recursive_positions(info):

@@ -12,6 +12,8 @@ computed on swapped columns. With no X_o (the usual case) the closure is S⁺ al
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from deltalog.analysis.modules import base
 from deltalog.modules.base import RulePlans
 from deltalog.modules.closure import ClosureModule
@@ -57,7 +59,7 @@ class LinearModule(ClosureModule):
         yield from SeminaiveModule(self.rules, self.predicates).diff(update, positive, negative, base,
                                                                       positive_delta, negative_delta)
 
-    def insert(self, update: Update, deltas: dict[str, str], generation: int, grown: set[str]) -> RulePlans:
+    def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         yield from SeminaiveModule(self.rules, self.predicates).insert(update, deltas, generation, grown)
 
     def steps(self, view: View) -> ir.Node:

@@ -15,6 +15,7 @@ names (every pattern holds a character no predicate has).
 from __future__ import annotations
 
 from enum import Enum
+from typing import Iterator, Mapping
 
 EXPLICIT_SUFFIX = "#explicit"
 
@@ -132,3 +133,22 @@ class Workspace:
             self.backend.drop(relation=name)
         self._names.clear()
         self._by_role.clear()
+
+
+class OnDemand(Mapping[str, str]):
+    """The scratch relations of one role for a stratum's predicates, each created at its first use
+    (``[p]``); iterating shows only those made so far: a relation never made holds nothing. Why:
+    maintaining a stratum of 15 predicates after a 1-fact deletion used to make 15 relations of
+    each role and count every one per round; one or two of them ever receive a fact."""
+
+    def __init__(self, workspace: Workspace, role: Role, arities: Mapping[str, int]) -> None:
+        self.workspace, self.role, self.arities = workspace, role, arities
+
+    def __getitem__(self, predicate: str) -> str:
+        return self.workspace.relation(self.role, predicate, self.arities[predicate])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([p for p in self.arities if self.workspace.has(self.role, p)])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
