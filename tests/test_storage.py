@@ -215,6 +215,28 @@ def test_probe_any_alive_matches_full_expansion(rows, keys, lo, hi, batches):
     assert probe.any_alive(alive, rounds=2).tolist() == expected.tolist()
 
 
+@given(st.lists(st.integers(0, 6), max_size=60), st.lists(st.integers(0, 7), max_size=20), st.integers(0, 60),
+       st.integers(0, 60), st.integers(1, 4), st.integers(0, 5))
+def test_single_rank_is_the_ranked_match(rows, keys, lo, hi, batches, rank):
+    """``expand_ranks`` for one rank (its fast path) gives each probe row's match of that rank, newest run
+    first and a run's last rows first, counted over the runs' rows and kept only inside the row window."""
+    from deltalog.storage.index import SortedIndex
+    key_column = np.array(rows, np.int64)
+    index = SortedIndex((0,))
+    step = max(1, len(rows) // batches)
+    for end in list(range(step, len(rows), step)) + [len(rows)]:
+        index.refresh([key_column[:end]])
+    lo, hi = min(lo, hi), max(lo, hi)
+    probe = index.probe([np.array(keys, np.int64)], lo, hi)
+    expected = set()
+    for i, key in enumerate(keys):
+        ranked = [int(r) for run in index.runs[::-1] for r in run.rows[run.keys == key][::-1]]
+        if rank < len(ranked) and lo <= ranked[rank] < hi:
+            expected.add((i, ranked[rank]))
+    owners, found = probe.expand_ranks(np.arange(len(keys)), rank, rank + 1)
+    assert set(zip(owners.tolist(), found.tolist())) == expected and len(owners) == len(expected)
+
+
 @given(st.lists(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=25), min_size=1, max_size=6),
        st.lists(st.tuples(st.integers(-2, 32), st.integers(-2, 32)), max_size=40),
        st.sampled_from([1, 10**5]), st.integers(0, 5), st.booleans())
