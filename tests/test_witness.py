@@ -76,6 +76,22 @@ def test_witnessed_finds_exactly_the_derived_candidates(e, f, g, n, candidates, 
         witness.ONE_WINDOW = saved
 
 
+dense = st.sets(st.tuples(st.sampled_from(range(7)), st.sampled_from(range(7))), min_size=10, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(e=dense, f=dense, g=dense, n=pairs, candidates=dense, data=st.data(), chunk_rows=st.sampled_from([2, 1 << 18]))
+def test_the_last_window_prunes_exactly(e, f, g, n, candidates, data, chunk_rows):
+    """Rows with several matches a join: with one window before the rest, most searches reach the last
+    window, where the rows a later atom rules out are dropped first (``necessary_checks``)."""
+    saved = witness.WINDOWS, witness.ONE_WINDOW
+    witness.WINDOWS, witness.ONE_WINDOW = 1, 0
+    try:
+        check_witnessed(e, f, g, n, candidates, data, chunk_rows)
+    finally:
+        witness.WINDOWS, witness.ONE_WINDOW = saved
+
+
 def check_witnessed(e, f, g, n, candidates, data, chunk_rows):
     relations = {"e": e, "f": f, "g": g, "n": n}
     gone = {p: data.draw(st.sets(st.sampled_from(sorted(rows)), max_size=len(rows)) if rows else st.just(set()))
