@@ -8,7 +8,7 @@ That clique relation is also the transitive closure of X_R ∪ X_R⁻¹ (a path 
 way), so maintenance treats the module as a closure over paths of those inputs (``inputs``): Del
 is the closure difference of 003 section 4 (the old component's pairs that the new components
 split apart, ``ir.ClosureDifference``, without emitting either clique), Red checks the deleted
-inputs by ``ir.Reaches``, and Add emits only the pairs between the components an update merges.
+inputs by ``ir.Reaches``. Add recomputes the components the new facts touch (``gained``).
 Recomputing the touched components instead (003 Algorithms 8-9) emitted and anti-joined the whole
 clique: on RS2 p1's giant component, 160k pairs for a few hundred lost (docs/benchmarks.md).
 """
@@ -16,10 +16,11 @@ clique: on RS2 p1's giant component, 160k pairs for a few hundred lost (docs/ben
 from __future__ import annotations
 
 from deltalog.modules.closure import ClosureModule
-from deltalog.modules.plans import swap, union
+from deltalog.modules.plans import NOW, swap, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.update import Update
 
 
 class SymmetricModule(ClosureModule):
@@ -33,3 +34,10 @@ class SymmetricModule(ClosureModule):
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
         return ir.ComponentPairs(self.external_facts(reasoning, view, negative, grounded), sources)
+
+    def gained(self, update: Update, changed: ir.Node) -> ir.Node:
+        """Add: the cliques of the components the ``changed`` facts touch, recomputed (003 Algorithm 7). The
+        closure difference of the inputs both ways (``ClosureModule.gained``) computes both closures of the
+        whole graph as bitsets: on Claros-like re-additions of 100 facts that was slower (docs/benchmarks.md)."""
+        reasoning = update.reasoning
+        return self.oriented(self.closure(reasoning, NOW, NOW, self.affected(reasoning, changed, NOW)))
