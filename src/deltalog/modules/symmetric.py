@@ -7,10 +7,10 @@ is an ``ir.ComponentPairs`` plan.
 That clique relation is also the transitive closure of X_R ∪ X_R⁻¹ (a path of facts read either
 way), so maintenance treats the module as a closure over paths of those inputs (``inputs``): Del
 is the closure difference of 003 section 4 (the old component's pairs that the new components
-split apart, ``ir.ClosureDifference``, without emitting either clique), Red checks the deleted
-inputs by ``ir.Reaches``. Add recomputes the components the new facts touch (``gained``).
-Recomputing the touched components instead (003 Algorithms 8-9) emitted and anti-joined the whole
-clique: on RS2 p1's giant component, 160k pairs for a few hundred lost (docs/benchmarks.md).
+split apart, ``ir.ClosureDifference``, without emitting either clique) and Red checks the deleted
+inputs by ``ir.Reaches``; recomputing the touched components for Del (003 Algorithms 8-9) emitted
+and anti-joined the whole clique: on RS2 p1's giant component, 160k pairs for a few hundred lost
+(docs/benchmarks.md). Add still recomputes the components the new facts touch (``gained``).
 """
 
 from __future__ import annotations
