@@ -215,6 +215,36 @@ def test_probe_any_alive_matches_full_expansion(rows, keys, lo, hi, batches):
     assert probe.any_alive(alive, rounds=2).tolist() == expected.tolist()
 
 
+@given(st.lists(st.integers(0, 6), max_size=60), st.lists(st.integers(0, 7), max_size=20), st.integers(0, 60),
+       st.integers(0, 60), st.integers(1, 4), st.integers(0, 5))
+@example(rows=[0, 0, 0, 0, 1, 0, 1], keys=[1], lo=0, hi=5, batches=2, rank=0)   # a run outside the window
+def test_single_rank_is_the_ranked_match(rows, keys, lo, hi, batches, rank):
+    """``expand_ranks`` for one rank (its fast path, one pass over the runs) gives each probe row the
+    match the general path (range expansion) ranks there, newest run first and a run's last rows
+    first, inside the row window; with the window over every row, the brute-force ranking's."""
+    from deltalog.storage.index import SortedIndex
+    key_column = np.array(rows, np.int64)
+    index = SortedIndex((0,))
+    step = max(1, len(rows) // batches)
+    for end in list(range(step, len(rows), step)) + [len(rows)]:
+        index.refresh([key_column[:end]])
+    lo, hi = min(lo, hi), max(lo, hi)
+    probe_keys = np.arange(len(keys))
+    probe = index.probe([np.array(keys, np.int64)], lo, hi)
+    owners, found = probe.expand_ranks(probe_keys, rank, rank + 1)
+    general = probe._ranked(probe_keys, rank, rank + 1)
+    assert set(zip(owners.tolist(), found.tolist())) == set(zip(*(a.tolist() for a in general)))
+    assert len(owners) == len(set(owners.tolist()))
+    whole = index.probe([np.array(keys, np.int64)], 0, len(rows))
+    owners, found = whole.expand_ranks(probe_keys, rank, rank + 1)
+    expected = set()
+    for i, key in enumerate(keys):
+        ranked = [int(r) for run in index.runs[::-1] for r in run.rows[run.keys == key][::-1]]
+        if rank < len(ranked):
+            expected.add((i, ranked[rank]))
+    assert set(zip(owners.tolist(), found.tolist())) == expected
+
+
 @given(st.lists(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=25), min_size=1, max_size=6),
        st.lists(st.tuples(st.integers(-2, 32), st.integers(-2, 32)), max_size=40),
        st.sampled_from([1, 10**5]), st.integers(0, 5), st.booleans())

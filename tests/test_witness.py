@@ -76,6 +76,22 @@ def test_witnessed_finds_exactly_the_derived_candidates(e, f, g, n, candidates, 
         witness.ONE_WINDOW = saved
 
 
+dense = st.sets(st.tuples(st.sampled_from(range(7)), st.sampled_from(range(7))), min_size=10, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(e=dense, f=dense, g=dense, n=pairs, candidates=dense, data=st.data(), chunk_rows=st.sampled_from([2, 1 << 18]))
+def test_the_last_window_prunes_exactly(e, f, g, n, candidates, data, chunk_rows):
+    """Rows with several matches a join: with one window before the rest, most searches reach the last
+    window, where the rows a later atom rules out are dropped first (``necessary_checks``)."""
+    saved = witness.WINDOWS, witness.ONE_WINDOW
+    witness.WINDOWS, witness.ONE_WINDOW = 1, 0
+    try:
+        check_witnessed(e, f, g, n, candidates, data, chunk_rows)
+    finally:
+        witness.WINDOWS, witness.ONE_WINDOW = saved
+
+
 def check_witnessed(e, f, g, n, candidates, data, chunk_rows):
     relations = {"e": e, "f": f, "g": g, "n": n}
     gone = {p: data.draw(st.sets(st.sampled_from(sorted(rows)), max_size=len(rows)) if rows else st.just(set()))
@@ -159,3 +175,21 @@ def test_witness_plans_expand_a_join_rather_than_evaluate_the_group_apart():
     witness = rule_plan(info, [View()] * 2, stats, head_view=View(relation="cand"), witness=True)
     assert any(isinstance(n, ir.Distinct) for n in walk(full))
     assert isinstance(witness, ir.Witnessed) and not any(isinstance(n, ir.Distinct) for n in walk(witness))
+
+
+def test_a_candidate_a_later_atom_rules_out_is_not_expanded(monkeypatch):
+    """Candidate (7, 0) has no e(7, Y) left, so no witness, however many g(Z, 0) the search joins first:
+    it is dropped before the last window expands all of them (``necessary_checks``), as RS2's p25(a, Z)
+    once node a lost every p11 fact."""
+    g = {(z, 0) for z in range(400)} | {(z, w) for z, w in zip(range(3000, 5000), range(1, 2001))}
+    f = {(y, z) for y in range(3) for z in range(400)}
+    e = {(x, y) for x in range(10, 200) for y in range(10)} | {(1, 0), (7, 2)}
+    reasoner, _ = engine({"e": e, "f": f, "g": g, "n": set()}, {"e": {(7, 2)}}, {(1, 0), (7, 0)}, 1 << 18)
+    info = reasoner.analysed.rules[0]
+    plan = rule_plan(info, [View()] * 3, reasoner.reasoning, head_view=View(relation="cand"))
+    assert str(plan).index("Scan g") < str(plan).index("Scan e")   # the planner joins g(Z, W) first
+    expanded: list[int] = []
+    joined = witness.Search.joined
+    monkeypatch.setattr(witness.Search, "joined", lambda *a: expanded.append((out := joined(*a)).length) or out)
+    assert sorted(reasoner.backend.evaluate(plan=ir.Witnessed(plan)).rows()) == [(1, 0)]
+    assert sum(expanded) < 200   # not the 400 g(Z, 0) and their f(Y, Z) of candidate (7, 0)

@@ -2,25 +2,42 @@
 
 R(x, y) :- R(y, x) and transitivity make each connected component of the external facts X_R
 (read as an undirected graph) a clique, R(x, x) included for every node of an edge. The closure
-is an ``ir.ComponentPairs`` plan; maintenance recomputes only the components that lost or gained
-an edge (the affected sources of modules/closure.py are then the components' nodes, because
-R(x, tail) holds for every x of the tail's component), splits them and reports the lost pairs.
+is an ``ir.ComponentPairs`` plan.
+
+That clique relation is also the transitive closure of X_R ∪ X_R⁻¹ (a path of facts read either
+way), so maintenance treats the module as a closure over paths of those inputs (``inputs``): Del
+is the closure difference of 003 section 4 (the old component's pairs that the new components
+split apart, ``ir.ClosureDifference``, without emitting either clique) and Red checks the deleted
+inputs by ``ir.Reaches``; recomputing the touched components for Del (003 Algorithms 8-9) emitted
+and anti-joined the whole clique: on RS2 p1's giant component, 160k pairs for a few hundred lost
+(docs/benchmarks.md). Add still recomputes the components the new facts touch (``gained``).
 """
 
 from __future__ import annotations
 
 from deltalog.modules.closure import ClosureModule
+from deltalog.modules.plans import NOW, swap, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.update import Update
 
 
 class SymmetricModule(ClosureModule):
     """R = the cliques of the components of X_R (003 section 6)."""
 
-    def paths(self, reasoning: Reasoning) -> bool:
-        return False   # a component's nodes are the affected sources already
+    def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        """X_R read both ways: the edges whose paths R closes."""
+        facts = self.external_facts(reasoning, view, negative, grounded)
+        return union([facts, swap(facts)])
 
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
         return ir.ComponentPairs(self.external_facts(reasoning, view, negative, grounded), sources)
+
+    def gained(self, update: Update, changed: ir.Node) -> ir.Node:
+        """Add: the cliques of the components the ``changed`` facts touch, recomputed (003 Algorithm 7). The
+        closure difference of the inputs both ways (``ClosureModule.gained``) computes both closures of the
+        whole graph as bitsets: on Claros-like re-additions of 100 facts that was slower (docs/benchmarks.md)."""
+        reasoning = update.reasoning
+        return self.oriented(self.closure(reasoning, NOW, NOW, self.affected(reasoning, changed, NOW)))

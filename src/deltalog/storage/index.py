@@ -269,6 +269,12 @@ class Probe:
         ``rows``, restricted to the row window. Ranks go newest first (the last run first, in a run the
         key's last rows first): once facts were deleted and added again, a key's old rows are the dead
         ones, and a live match comes in the first ranks instead of after all of them."""
+        if stop == start + 1:
+            return self._rank(rows, start)
+        return self._ranked(rows, start, stop)
+
+    def _ranked(self, rows: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """``expand_ranks`` for any ranks, by range expansion over every run."""
         owners, matched = [], []
         before = np.zeros(rows.size, np.int64)
         for run, (lo, hi) in zip(self.runs[::-1], self.bounds[::-1]):
@@ -284,6 +290,24 @@ class Probe:
         if not owners:
             return np.empty(0, np.int64), np.empty(0, np.int64)
         return np.concatenate(owners), np.concatenate(matched)
+
+    def _rank(self, rows: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+        """``expand_ranks(rows, rank, rank + 1)``: at most one match a row (the first window of every
+        witness search and of ``any_alive``), found by one pass over the runs without range expansion."""
+        assigned = np.zeros(rows.size, bool)
+        found = np.empty(rows.size, np.int64)
+        before = np.zeros(rows.size, np.int64)
+        for run, (lo, hi) in zip(self.runs[::-1], self.bounds[::-1]):
+            top = hi[rows]
+            width = top - lo[rows]
+            here = np.flatnonzero(~assigned & (before <= rank) & (rank < before + width))
+            found[here] = run.rows[top[here] - 1 - (rank - before[here])]
+            assigned[here] = True
+            before += width
+        hit = np.flatnonzero(assigned)
+        found = found[hit]
+        keep = (found >= self.row_lo) & (found < self.row_hi)
+        return rows[hit[keep]], found[keep]
 
     def any_match(self) -> np.ndarray:
         """Per probe row: does it have a match inside the row window? (for semi- and anti-joins)"""

@@ -40,8 +40,8 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
         self.representation = representation
         make_relation(representation, "", 0)   # an unknown name fails here, not at the first relation
 
-    def _context(self, metrics: MutableMapping[str, int] | None = None) -> Context:
-        return Context(self._relations, self.dictionary, metrics, self._chunk_rows)
+    def _context(self, metrics: MutableMapping[str, int] | None = None, writing: str | None = None) -> Context:
+        return Context(self._relations, self.dictionary, metrics, self._chunk_rows, writing)
 
     def create_relation(self, *, relation: str, arity: int, representation: str | None = None) -> None:
         """Make an empty relation stored as ``representation`` (default: the backend's; see
@@ -61,7 +61,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
         names = plan.columns
         added = 0
         with small_pages():
-            for frame in stream(plan, self._context(metrics)):
+            for frame in stream(plan, self._context(metrics, relation)):
                 if frame.length:
                     columns = [frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)]
                     added += target.insert(columns, generation=generation, revive_since=revive_since)
@@ -94,7 +94,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
         names = plan.columns
         removed = 0
         with small_pages():
-            for frame in stream(plan, self._context(metrics)):
+            for frame in stream(plan, self._context(metrics, relation)):
                 if frame.length:
                     columns = [frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)]
                     removed += target.delete(columns, generation=generation)

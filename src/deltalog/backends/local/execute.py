@@ -23,6 +23,7 @@ from deltalog.backends.local.expressions import condition_mask, encode_vals, eva
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
 from deltalog.backends.local.closure import component_pairs, transitive_closure
 from deltalog.backends.local.closure_diff import closure_difference, reaches
+from deltalog.backends.local.membership import dense_check
 
 CHUNK_ROWS = 1 << 18
 
@@ -35,6 +36,7 @@ class Context:
     dictionary: Dictionary
     metrics: MutableMapping[str, int] | None = None
     chunk_rows: int = CHUNK_ROWS
+    writing: str | None = None   # the relation the running statement inserts into or deletes from
     _constants: dict = field(default_factory=dict)
     _distinct: dict = field(default_factory=dict)   # Distinct node -> its rows, for plans that share one
 
@@ -209,7 +211,12 @@ def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
 
 
 def exists_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
-    """Which rows of a left frame have a match on the node's right side (indexed once, probed per frame)."""
+    """Which rows of a left frame have a match on the node's right side: a bitmap of a small relation
+    probed by many rows (backends/local/membership.py), else its index, built once and probed per frame."""
+    return dense_check(node.right, node.on, ctx.relations, ctx.writing, lambda: indexed_check(node, ctx))
+
+
+def indexed_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
     right = node.right
     if (relation := whole_live_relation(right, node.on, ctx)) is not None and isinstance(right, ir.Scan):
         names = [t.name for t in right.terms if isinstance(t, ir.Col)]   # all are (whole_live_relation)

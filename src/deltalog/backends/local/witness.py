@@ -18,7 +18,7 @@ Every frame carries ``ROW``, the position of its leaf row, which is how witnesse
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import numpy as np
@@ -40,6 +40,7 @@ from deltalog.backends.local.execute import (
 from deltalog.backends.local.frame import Frame
 
 ROW = "#witness"   # the column holding each row's leaf row (not a variable name: '#' never starts one)
+POSITION = "#position"   # a row's position in the frame a join expands (``Search.possible``)
 GROWTH = 4
 WINDOWS = 3
 """A Join expands ranks [0, 1), [1, 5), [5, 21), then the rest of each undecided row's matches (all at
@@ -52,10 +53,12 @@ SPINE = (ir.Join, ir.SemiJoin, ir.AntiJoin, ir.Filter, ir.Bind, ir.Project)
 
 @dataclass
 class JoinStep:
-    """A Join of the spine: its right side indexed once for every window of every frame."""
+    """A Join of the spine: its right side indexed once for every window of every frame. ``needed``: checks
+    that a row must pass to have any witness (``necessary_checks``), run before its last window."""
 
     node: ir.Join
     lookup: Lookup
+    needed: list[Step] = field(default_factory=list)
 
 
 def left_spine(node: ir.Node) -> tuple[list[ir.Node], ir.Node]:
@@ -82,6 +85,26 @@ def compile_step(node: ir.Node, ctx: Context) -> Step | JoinStep:
     return lambda frame: frame.take(check(frame) == keep)
 
 
+def necessary_checks(spine: list[ir.Node], level: int, columns: tuple[str, ...], ctx: Context) -> list[Step]:
+    """For the rows entering the Join at ``level`` (with ``columns``): the later semi-joins and joins against
+    a stored relation, as existence checks on the columns those rows already bind. A row without such a
+    match has no witness, however many matches of this join it has: rederivation candidates that really
+    go (RS2's p25(a, Z) once node a lost every p11 fact) are dropped before the last window expands all
+    their matches. A Project renames columns: checks stop at the first."""
+    checks: list[Step] = []
+    for node in spine[level + 1:]:
+        if isinstance(node, ir.Project):
+            break
+        bound = tuple(c for c in getattr(node, "on", ()) if c in columns)
+        if isinstance(node, (ir.SemiJoin, ir.Join)) and isinstance(node.right, ir.Scan) and bound:
+            checks.append(keeping(exists_check(ir.SemiJoin(node.left, node.right, bound), ctx)))
+    return checks
+
+
+def keeping(check: Callable[[Frame], np.ndarray]) -> Step:
+    return lambda frame: frame.take(check(frame))
+
+
 def project_keeping_row(node: ir.Project, frame: Frame, ctx: Context) -> Frame:
     """The projection's columns, and ``ROW``; its rows count as the label's (the rule's instances)."""
     projected = project_frame(node, frame, ctx)
@@ -92,6 +115,9 @@ def project_keeping_row(node: ir.Project, frame: Frame, ctx: Context) -> Frame:
 def _witnessed(node: ir.Witnessed, ctx: Context) -> Iterator[Frame]:
     spine, leaf = left_spine(node.input)
     steps = [compile_step(n, ctx) for n in spine]
+    for level, step in enumerate(steps):
+        if isinstance(step, JoinStep):
+            step.needed = necessary_checks(spine, level, step.node.left.columns, ctx)
     for frame in stream(leaf, ctx):
         if frame.length:
             tagged = Frame({**frame.columns, ROW: np.arange(frame.length)}, frame.length)
@@ -137,6 +163,8 @@ class Search:
         few = int(counts.sum()) <= ONE_WINDOW * live.size
         for window in range(WINDOWS + 1):
             stop = start + width if window < WINDOWS and not few else int(counts.max(initial=0))
+            if window and step.needed and stop == int(counts.max(initial=0)):   # all the rest: prune first
+                live = self.possible(step, frame, live)
             for lo, hi in slices_by_output(np.minimum(counts[live] - start, stop - start), self.ctx.chunk_rows):
                 rows = live[lo:hi][~self.found[leaf[live[lo:hi]]]]
                 if rows.size:
@@ -145,6 +173,13 @@ class Search:
             live = live[(counts[live] > start) & ~self.found[leaf[live]]]
             if not live.size:
                 return
+
+    def possible(self, step: JoinStep, frame: Frame, live: np.ndarray) -> np.ndarray:
+        """The rows of ``live`` (positions in ``frame``) that pass the join's necessary checks."""
+        rows = Frame({**frame.take(live).columns, POSITION: live}, live.size)
+        for check in step.needed:
+            rows = check(rows)
+        return rows.columns[POSITION]
 
     def joined(self, step: JoinStep, frame: Frame, probe: Probe, rows: np.ndarray, start: int, stop: int) -> Frame:
         """The join's output for the matches ranked ``start``..``stop`` of the given frame rows."""

@@ -1,0 +1,67 @@
+"""Semi- and anti-joins answered by a bitmap of a small relation (backends/local/membership.py) give the
+rows the indexed check gives: every view (live, before a deletion, the deleted rows), probe values the
+relation never held, and not for the relation the running statement writes."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from deltalog.backends.local import membership
+from deltalog.backends.local.backend import LocalBackend
+from deltalog.plan import ir
+
+VIEWS = {"live": {}, "before": {"visible": 1}, "gone": {"deleted": (2, None)}}
+
+
+def backend_with(small: set[tuple[int, int]], gone: set[tuple[int, int]], probe: np.ndarray) -> LocalBackend:
+    backend = LocalBackend()
+    for name, rows in (("s", sorted(small)), ("g", sorted(gone)), ("p", probe.tolist())):
+        backend.create_relation(relation=name, arity=2)
+        table = pl.DataFrame({"c0": [a for a, _ in rows], "c1": [b for _, b in rows]},
+                             schema=[("c0", pl.Int64), ("c1", pl.Int64)])
+        backend.load(relation=name, table=table, generation=1)
+    backend.delete(relation="s", plan=ir.Scan("g", (ir.Col("c0"), ir.Col("c1"))), generation=2)
+    return backend
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+@pytest.mark.parametrize("node", [ir.SemiJoin, ir.AntiJoin])
+def test_bitmap_checks_equal_indexed_checks(node, view, monkeypatch):
+    rng = np.random.default_rng(7)
+    small = {(int(a), int(b)) for a, b in rng.integers(0, 60, (300, 2))}
+    gone = set(sorted(small)[::5])
+    probe = rng.integers(0, 90, (20_000, 2))   # 7,000 distinct pairs, many beyond the relation's largest value
+    backend = backend_with(small, gone, probe)
+    plan = node(ir.Scan("p", (ir.Col("X"), ir.Col("Y"))), ir.Scan("s", (ir.Col("Y"), ir.Col("X")), **VIEWS[view]),
+                ("X", "Y"))
+    built = []
+    original = membership.Bitmap.__init__
+
+    def counted(self, columns, limit):
+        original(self, columns, limit)
+        built.append(self.flags is not None)
+    monkeypatch.setattr(membership.Bitmap, "__init__", counted)
+    dense = backend.evaluate(plan=plan).rows()
+    assert built == [True]
+    monkeypatch.setattr(membership, "MIN_PROBE", 10**9)   # the indexed path
+    indexed = backend.evaluate(plan=plan).rows()
+    assert sorted(dense) == sorted(indexed)
+    held = {"live": small - gone, "before": small, "gone": gone}[view]
+    expected = [(x, y) for x, y in set(map(tuple, probe.tolist())) if ((y, x) in held) == (node is ir.SemiJoin)]
+    assert sorted(dense) == sorted(expected)
+
+
+def test_no_bitmap_of_the_relation_being_written(monkeypatch):
+    """Deleting from s the probe rows s holds reads s through its index while the rows go."""
+    rng = np.random.default_rng(3)
+    small = {(int(a), int(b)) for a, b in rng.integers(0, 60, (300, 2))}
+    probe = np.concatenate([np.array(sorted(small)), rng.integers(0, 60, (20_000, 2))])
+    backend = backend_with(small, set(), probe)
+    built = []
+    monkeypatch.setattr(membership.Bitmap, "__init__", lambda self, columns, limit: built.append(1))
+    plan = ir.SemiJoin(ir.Scan("p", (ir.Col("c0"), ir.Col("c1"))), ir.Scan("s", (ir.Col("c0"), ir.Col("c1"))),
+                       ("c0", "c1"))
+    assert backend.delete(relation="s", plan=plan, generation=3) == len(small)
+    assert built == []
