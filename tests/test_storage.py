@@ -32,6 +32,28 @@ def test_hash_set_with_tombstones_matches_a_python_set(batches):
         assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
 
 
+@given(st.lists(st.tuples(st.sampled_from(["add", "del", "probe"]), st.lists(st.integers(0, 300), max_size=30)),
+                max_size=20))
+def test_hash_set_kept_as_a_sorted_first_batch_matches_a_python_set(batches):
+    """The deferred table (a sorted first batch, built on the next change or after many probes)."""
+    from unittest import mock
+    from deltalog.storage import hashset
+    with mock.patch.object(hashset, "SORTED_RUN_MIN", 1):
+        model, s = set(), Int64HashSet(capacity_bits=2)
+        for op, keys in batches:
+            keys = np.array(sorted(set(keys)), np.int64)
+            if op == "add":
+                added = s.add_unique(keys)
+                assert sorted(keys[added].tolist()) == sorted(set(keys.tolist()) - model)
+                model |= set(keys.tolist())
+            elif op == "del":
+                s.discard(keys)
+                model -= set(keys.tolist())
+            probe = keys if op == "probe" else np.arange(0, 301)
+            assert set(probe[s.contains(probe)].tolist()) == model & set(probe.tolist())
+            assert len(s) == len(model) and sorted(s.keys().tolist()) == sorted(model)
+
+
 def run_ops(relation: Relation, batches, id_scale: int = 1):
     """Apply batches to the relation and a model; yield after each step."""
     model: set[tuple[int, int]] = set()
