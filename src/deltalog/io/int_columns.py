@@ -109,15 +109,19 @@ def _cell_values(buf: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
 
 def _accumulate(digit: np.ndarray, ends: np.ndarray, digits: np.ndarray, negative: np.ndarray) -> np.ndarray:
     """Horner's rule over all cells at once: one pass per digit place, the most significant first;
-    a cell shorter than the place contributes nothing to it."""
-    value = np.zeros(ends.size, np.int64)
-    shortest = int(digits.min())
-    for place in range(int(digits.max()), 0, -1):
-        d = digit[ends - place]
+    a cell shorter than the place contributes nothing to it (int32 while 9 digits fit: less memory
+    traffic per pass)."""
+    widest, shortest = int(digits.max()), int(digits.min())
+    value: np.ndarray = np.zeros(ends.size, np.int32 if widest <= 9 else np.int64)
+    at = ends - widest
+    for place in range(widest, 0, -1):
+        d = digit[at]
         if place > shortest:
             d[digits < place] = 0
-        value *= 10
-        value += d
+        np.multiply(value, 10, out=value)
+        np.add(value, d, out=value)
+        at += 1
+    value = value.astype(np.int64)
     np.negative(value, out=value, where=negative)
     return value
 

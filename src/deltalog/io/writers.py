@@ -89,10 +89,10 @@ def _check_tsv(df: pl.DataFrame) -> None:
             )
 
 
-NUMPY_WRITE_CELLS = 4_000_000
-"""Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet: NumPy's writer
-costs ~20 ns a cell more than Polars' (docs/benchmarks.md, Issue 15 workloads), Polars' import ~0.1 s,
-so beyond ~4.7M cells importing Polars is the cheaper way."""
+NUMPY_WRITE_CELLS = 2_000_000
+"""Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet. Measured in a
+fresh process (docs/design.md): NumPy ~50 ns a cell (more beyond a few million: first touch of its
+byte matrices), Polars' import and writer ~0.12 s + ~15 ns a cell; even at 2M cells NumPy is cheaper."""
 
 
 def _numpy_writes(table: IntTable) -> bool:

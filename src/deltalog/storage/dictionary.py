@@ -99,6 +99,11 @@ class Dictionary:
         return table[offsets]
 
     def _add_ints(self, unique_values: np.ndarray) -> None:
+        if self._int_keys.size == 0:   # the first ints (a load): they are the sorted keys, nothing to merge
+            if unique_values.size:
+                ids = self._append(INT, unique_values, unique_values.astype(np.float64), [None] * unique_values.size)
+                self._int_keys, self._int_ids = unique_values.copy(), ids
+            return
         pos = np.searchsorted(self._int_keys, unique_values)
         known = pos < self._int_keys.size
         known[known] = self._int_keys[pos[known]] == unique_values[known]

@@ -1,0 +1,44 @@
+"""CPU of writing a relation of ints as TSV in a fresh process: NumPy (io/int_columns.py) vs importing Polars.
+
+    PYTHONPATH=src python bench/int_io.py 100000 300000 1000000 2000000
+
+For each row count (2 random int columns below 2,000), three fresh processes each way; prints the
+child's CPU seconds (``time.process_time``: all its threads) for the write alone,
+the import included. This fixed io/writers.NUMPY_WRITE_CELLS (docs/design.md).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+CHILD = """
+import sys, numpy as np
+from deltalog.io.int_columns import IntTable, int_cells_bytes
+rng = np.random.default_rng(1)
+n = int(sys.argv[2])
+table = IntTable([rng.integers(0, 2000, n), rng.integers(0, 2000, n)])
+import time
+start = time.process_time()
+if sys.argv[1] == "numpy":
+    open("/dev/null", "wb").write(int_cells_bytes(table, "\\t"))
+else:
+    import polars as pl
+    table.to_polars().write_csv("/dev/null", include_header=False, separator="\\t")
+print(time.process_time() - start)
+"""
+
+
+def cpu(way: str, rows: int) -> float:
+    out = subprocess.run([sys.executable, "-c", CHILD, way, str(rows)], capture_output=True, text=True, check=True)
+    return float(out.stdout)
+
+
+def main() -> None:
+    for rows in map(int, sys.argv[1:] or ["100000", "1000000"]):
+        samples = {way: [cpu(way, rows) for _ in range(3)] for way in ("numpy", "polars")}
+        print(rows, " ".join(f"{way} {' / '.join(f'{s:.3f}' for s in v)}" for way, v in samples.items()))
+
+
+if __name__ == "__main__":
+    main()
