@@ -317,6 +317,19 @@ def test_int_encoding_dense_and_sparse_agree(known, dense, wide):
     assert len(set(d.encode_ints(np.array(dense + known, np.int64)).tolist())) == len(set(dense + known))
 
 
+@given(st.lists(st.lists(st.one_of(st.integers(-5, 50), st.integers(-2**63, 2**63 - 1)), max_size=20), min_size=1,
+                max_size=3), st.lists(st.integers(-5, 50), max_size=10))
+def test_int_columns_encoded_together_match_one_by_one(columns, known):
+    """encode_int_columns (a loaded relation's columns as one batch) gives each value its one id."""
+    from deltalog.storage.dictionary import Dictionary
+    together, alone = Dictionary(), Dictionary()
+    together.encode_ints(np.array(known, np.int64))
+    ids = together.encode_int_columns([np.array(c, np.int64) for c in columns])
+    assert [[v for _, v in together.decode(i)] for i in ids] == columns
+    assert [together.lookup_ints(np.array(c, np.int64)).tolist() for c in columns] == [i.tolist() for i in ids]
+    assert len(together) == len(set(known) | {v for c in columns for v in c}) >= len(alone)
+
+
 @settings(max_examples=120, deadline=None)
 @given(st.integers(1, 4).flatmap(lambda width: st.lists(
     st.tuples(*[st.one_of(st.integers(0, 5), st.integers(-2**63, 2**63 - 1)) for _ in range(width)]),

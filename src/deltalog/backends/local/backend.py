@@ -115,7 +115,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
             return 0
         with small_pages():
             if isinstance(table, IntTable):   # a file of ints, read without Polars
-                columns = [self.dictionary.encode_ints(a) for a in table.arrays]
+                columns = self.dictionary.encode_int_columns(table.arrays)
             else:
                 from deltalog.backends.local.codec import encode_series
                 columns = [encode_series(table.to_series(i), self.dictionary) for i in range(table.width)]
