@@ -28,9 +28,9 @@ _ZERO, _MINUS, _LINE = 48, 45, 10
 class IntTable:
     """A decoded table c0..ck whose columns all hold ints, as NumPy int64 arrays (no Polars)."""
 
-    def __init__(self, arrays: list[np.ndarray], height: int | None = None) -> None:
+    def __init__(self, arrays: list[np.ndarray]) -> None:
         self.arrays = [np.ascontiguousarray(a, np.int64) for a in arrays]
-        self.height = len(self.arrays[0]) if self.arrays else (height or 0)
+        self.height = len(self.arrays[0]) if self.arrays else 0
 
     @property
     def width(self) -> int:
@@ -57,12 +57,10 @@ def concat(tables: list[IntTable]) -> IntTable:
 def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable | None:
     """The table of a file of canonical ints in rows of ``arity`` cells (of the first row's number of
     cells when None), or None when the file is anything else (see the module docstring)."""
-    if not data or len(separator) != 1 or not plausible(data[:1 << 16], separator):
-        return None
+    if not data or len(separator) != 1 or not plausible(data, separator):
+        return None   # a byte that is no digit, '-' or terminator
     if not data.endswith(b"\n"):
         data += b"\n"
-    if data.translate(None, b"0123456789-\n" + separator.encode()):
-        return None   # a byte that is no digit, '-' or terminator
     buf = np.frombuffer(data, np.uint8)
     sep = ord(separator)
     ends = np.flatnonzero((buf == sep) | (buf == _LINE))   # the byte after each cell
@@ -76,10 +74,10 @@ def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable |
     return IntTable(list(values.reshape(-1, arity).T))
 
 
-def plausible(head: bytes, separator: str) -> bool:
-    """No byte but digits, '-', the separator and line feeds in the file's first 64 KiB (a cheap
-    refusal of text files before any array work)."""
-    return not head.translate(None, b"0123456789-\n" + separator.encode())
+def plausible(data: bytes, separator: str) -> bool:
+    """No byte but digits, '-', the separator and line feeds in ``data`` (on a file's first bytes: a
+    cheap refusal of text files before the rest is read)."""
+    return not data.translate(None, b"0123456789-\n" + separator.encode())
 
 
 def _regular(terminators: np.ndarray, sep: int) -> bool:
