@@ -96,3 +96,17 @@ def test_int_columns_are_written_as_polars_writes_them(rows, separator):
     assert int_cells_bytes(table, separator) == expected
     if all(abs(v) < 10**18 for r in rows for v in r):   # and read back (longer cells go to the general reader)
         assert [a.tolist() for a in read_int_cells(expected, separator, 2).arrays] == [list(c) for c in zip(*rows)]
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv"])
+def test_the_writer_writes_int_tables_in_slices_as_polars_would(tmp_path, monkeypatch, fmt):
+    """io/writers: an IntTable in slices of WRITE_CHUNK_ROWS rows gives the file Polars writes
+    (in the test process Polars is imported, so NumPy is made to write here)."""
+    from deltalog.io import writers
+    monkeypatch.setattr(writers, "_numpy_writes", lambda table: True)
+    monkeypatch.setattr(writers, "WRITE_CHUNK_ROWS", 7)
+    rng = np.random.default_rng(5)
+    table = IntTable([rng.integers(-10**6, 10**6, 50), rng.integers(0, 3, 50), rng.integers(-2**63, 2**63 - 1, 50)])
+    writers.write_table(table, tmp_path / f"a.{fmt}", format=fmt)
+    writers.write_table(table.to_polars(), tmp_path / f"b.{fmt}", format=fmt)
+    assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()

@@ -40,6 +40,10 @@ class IntTable:
     def columns(self) -> list[str]:
         return [f"c{j}" for j in range(self.width)]
 
+    def row_chunks(self, rows: int) -> list[IntTable]:
+        """The table in consecutive slices of ``rows`` rows (views, no copies)."""
+        return [IntTable([a[at:at + rows] for a in self.arrays]) for at in range(0, self.height, rows)]
+
     def to_polars(self) -> pl.DataFrame:
         import polars as pl
         return pl.DataFrame([pl.Series(name, a) for name, a in zip(self.columns, self.arrays)])

@@ -89,10 +89,11 @@ def _check_tsv(df: pl.DataFrame) -> None:
             )
 
 
-NUMPY_WRITE_CELLS = 2_000_000
+WRITE_CHUNK_ROWS = 1 << 18
+NUMPY_WRITE_CELLS = 3_000_000
 """Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet. Measured in a
-fresh process (docs/design.md): NumPy ~50 ns a cell (more beyond a few million: first touch of its
-byte matrices), Polars' import and writer ~0.12 s + ~15 ns a cell; even at 2M cells NumPy is cheaper."""
+fresh process (``bench/int_io.py``, docs/design.md): NumPy ~50 ns a cell, Polars' import and writer
+~0.11 s + ~25 ns a cell: even at 3M cells (0.15 s each way) NumPy is no dearer."""
 
 
 def _numpy_writes(table: IntTable) -> bool:
@@ -103,7 +104,9 @@ def _write(table: pl.DataFrame | IntTable, path: Path, fmt: str, ready: bool = F
     """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are);
     an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), the same bytes Polars writes."""
     if isinstance(table, IntTable) and fmt in ("tsv", "facts", "csv") and _numpy_writes(table):
-        path.write_bytes(int_cells_bytes(table, "," if fmt == "csv" else "\t"))
+        with path.open("wb") as file:   # in slices: the text matrices of a slice stay in cache and are reused
+            for chunk in table.row_chunks(WRITE_CHUNK_ROWS):
+                file.write(int_cells_bytes(chunk, "," if fmt == "csv" else "\t"))
         return
     import polars as pl
     df = as_polars(table)
