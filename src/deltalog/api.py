@@ -171,8 +171,8 @@ class Reasoner(FactLoading):
         refuse_unknown(delete, self._arities, "cannot delete")
 
     def _no_changes(self, predicate: str) -> pl.DataFrame | None:
-        arity = self._arities.get(predicate)
         import polars as pl
+        arity = self._arities.get(predicate)
         return None if arity is None else pl.DataFrame(schema={f"c{i}": pl.Null for i in range(arity)})
 
     def _tables(self, data: Mapping[str, Any]) -> dict[str, pl.DataFrame]:

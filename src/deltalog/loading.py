@@ -9,6 +9,7 @@ stored twice: in the predicate's relation and in its explicit relation (reasonin
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -78,11 +79,11 @@ class FactLoading:
         """``decoded_table`` with the caller's mistakes (a missing file, ragged rows) as typed errors."""
         if isinstance(data, (str, os.PathLike)):
             self.inputs.append(Path(data))
-        elif not type(data).__module__.startswith(("polars", "pandas", "pyarrow")):
+        elif not _is_polars_frame(data) and not type(data).__module__.startswith(("pandas", "pyarrow")):
             data = rows_of(predicate, data)
         try:
             return decoded_table(data, format=format, arity=self._arities.get(predicate),
-                            decl=self.declarations.get(predicate))
+                                 decl=self.declarations.get(predicate))
         except OSError as error:
             raise InputError(f"cannot read {data}: {error.strerror or error}") from None
 
@@ -167,6 +168,12 @@ class FactLoading:
         known = self._arities.get(predicate)
         if known is not None and known != width:
             raise InputError(f"{predicate} has arity {known} in the program, but {source} give it {width} columns")
+
+
+def _is_polars_frame(data: Any) -> bool:
+    """A Polars DataFrame (without importing Polars: if it is not loaded, ``data`` is none)."""
+    polars = sys.modules.get("polars")
+    return polars is not None and isinstance(data, polars.DataFrame)
 
 
 def as_table(data: Any, *, format: str | None = None, arity: int | None = None, decl=None) -> pl.DataFrame:
