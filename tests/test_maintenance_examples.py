@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from deltalog.api import Reasoner
+from deltalog.io.int_columns import as_polars
 
 EXAMPLE_1 = """
 t(X, Y) :- r(X, Y), not a(X).
@@ -68,7 +69,7 @@ def test_example_24_facts_that_survive_through_each_other(backend_name):
 def trace(reasoner: Reasoner, predicate: str) -> dict[tuple, dict[int, int]]:
     """Counting's trace of a predicate: per fact, its count per stratum iteration."""
     out: dict[tuple, dict[int, int]] = {}
-    for *fact, iteration, count in reasoner.backend.read(relation=predicate + "#counting").rows():
+    for *fact, iteration, count in as_polars(reasoner.backend.read(relation=predicate + "#counting")).rows():
         out.setdefault(tuple(fact), {})[iteration] = count
     return out
 
@@ -135,6 +136,7 @@ SYMTRANS = "r(X, Y) :- e(X, Y).\nr(X, Y) :- r(Y, X).\nr(X, Z) :- r(X, Y), r(Y, Z
 SCRIPT = """
 import sys
 from deltalog.api import Reasoner
+from deltalog.io.int_columns import as_polars
 program = sys.argv[1]
 chain = [(i, i + 1) for i in range(1, 8)]
 def closure(edges):

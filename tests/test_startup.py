@@ -68,3 +68,17 @@ def test_algorithm_names_match_the_strategies():
     from deltalog.algorithms.maintain import ALGORITHMS
     from deltalog.algorithms.names import ALGORITHM_NAMES
     assert ALGORITHM_NAMES == ALGORITHMS
+
+
+def test_a_run_over_int_files_loads_no_polars(tmp_path):
+    """Files of canonical ints are read and the int relations written by NumPy (io/int_columns.py): neither
+    Polars nor PyArrow is imported (~0.1 s each); a file of text cells still reads through Polars."""
+    out = tmp_path / "out"
+    assert loaded_by("run", "examples/transitive/program.dl", "--out", str(out)) == ["numpy"]
+    assert (out / "path.tsv").read_text().splitlines()[:2] == ["1\t2", "2\t3"]
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "edge.tsv").write_text("a\tb\nb\tc\n")
+    program = tmp_path / "p.dl"
+    program.write_text("path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n")
+    assert "polars" in loaded_by("run", str(program), "--facts", str(facts), "--out", str(tmp_path / "o2"))

@@ -32,6 +32,28 @@ def test_hash_set_with_tombstones_matches_a_python_set(batches):
         assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
 
 
+@given(st.lists(st.tuples(st.sampled_from(["add", "del", "probe"]), st.lists(st.integers(0, 300), max_size=30)),
+                max_size=20))
+def test_hash_set_kept_as_a_sorted_first_batch_matches_a_python_set(batches):
+    """The deferred table (a sorted first batch, built on the next change or after many probes)."""
+    from unittest import mock
+    from deltalog.storage import hashset
+    with mock.patch.object(hashset, "SORTED_RUN_MIN", 1):
+        model, s = set(), Int64HashSet(capacity_bits=2)
+        for op, keys in batches:
+            keys = np.array(sorted(set(keys)), np.int64)
+            if op == "add":
+                added = s.add_unique(keys)
+                assert sorted(keys[added].tolist()) == sorted(set(keys.tolist()) - model)
+                model |= set(keys.tolist())
+            elif op == "del":
+                s.discard(keys)
+                model -= set(keys.tolist())
+            probe = keys if op == "probe" else np.arange(0, 301)
+            assert set(probe[s.contains(probe)].tolist()) == model & set(probe.tolist())
+            assert len(s) == len(model) and sorted(s.keys().tolist()) == sorted(model)
+
+
 def run_ops(relation: Relation, batches, id_scale: int = 1):
     """Apply batches to the relation and a model; yield after each step."""
     model: set[tuple[int, int]] = set()
@@ -323,6 +345,19 @@ def test_int_encoding_dense_and_sparse_agree(known, dense, wide):
         assert d.encode_ints(np.array(known, np.int64)).tolist() == first.tolist()
         assert d.lookup_ints(np.array(batch, np.int64)).tolist() == ids.tolist()
     assert len(set(d.encode_ints(np.array(dense + known, np.int64)).tolist())) == len(set(dense + known))
+
+
+@given(st.lists(st.lists(st.one_of(st.integers(-5, 50), st.integers(-2**63, 2**63 - 1)), max_size=20), min_size=1,
+                max_size=3), st.lists(st.integers(-5, 50), max_size=10))
+def test_int_columns_encoded_together_match_one_by_one(columns, known):
+    """encode_int_columns (a loaded relation's columns as one batch) gives each value its one id."""
+    from deltalog.storage.dictionary import Dictionary
+    together, alone = Dictionary(), Dictionary()
+    together.encode_ints(np.array(known, np.int64))
+    ids = together.encode_int_columns([np.array(c, np.int64) for c in columns])
+    assert [[v for _, v in together.decode(i)] for i in ids] == columns
+    assert [together.lookup_ints(np.array(c, np.int64)).tolist() for c in columns] == [i.tolist() for i in ids]
+    assert len(together) == len(set(known) | {v for c in columns for v in c}) >= len(alone)
 
 
 @settings(max_examples=120, deadline=None)

@@ -16,9 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from deltalog.algorithms.context import Reasoning, Stats
 from deltalog.algorithms.maintain import UpdateResult, apply_update
@@ -27,6 +25,7 @@ from deltalog.algorithms.seminaive import materialise_or_roll_back
 from deltalog.analysis import analyse
 from deltalog.backends.base import Backend
 from deltalog.errors import InputError, QueryError, UnknownPredicateError, UsageError
+from deltalog.io.int_columns import as_polars
 from deltalog.limits import Limits, recursion_headroom
 from deltalog.loading import FactLoading, as_table
 from deltalog.plan import ir
@@ -35,6 +34,9 @@ from deltalog.plan.rules import term
 from deltalog.sources import make_backend, read_program
 from deltalog.syntax import parse_atom
 from deltalog.syntax.ast import Program, Variable
+
+if TYPE_CHECKING:   # Polars is imported where a frame is made: a run over int files never needs it
+    import polars as pl
 
 __all__ = ["Reasoner", "Summary", "as_table", "read_program"]
 
@@ -169,12 +171,13 @@ class Reasoner(FactLoading):
         refuse_unknown(delete, self._arities, "cannot delete")
 
     def _no_changes(self, predicate: str) -> pl.DataFrame | None:
+        import polars as pl
         arity = self._arities.get(predicate)
         return None if arity is None else pl.DataFrame(schema={f"c{i}": pl.Null for i in range(arity)})
 
     def _tables(self, data: Mapping[str, Any]) -> dict[str, pl.DataFrame]:
         """Decoded tables for an update, every arity checked before anything changes."""
-        tables = {p: self._table(p, d) for p, d in data.items()}
+        tables = {p: as_polars(self._table(p, d)) for p, d in data.items()}
         for predicate, table in tables.items():
             self._check_arity(predicate, table.width)
         return tables
@@ -217,6 +220,11 @@ class Reasoner(FactLoading):
     def relation(self, predicate: str) -> pl.DataFrame:
         """All facts of a predicate (explicit and derived): columns c0..ck, or the declared names and types
         (``deltalog.io.declared.present``) for a predicate with a ``@decl``."""
+        return as_polars(self._decoded(predicate))
+
+    def _decoded(self, predicate: str) -> Any:
+        """``relation()``'s table, except that an undeclared relation of ints may be an IntTable
+        (the backend's decoded form, which writers take without Polars)."""
         if predicate not in self._arities:
             raise UnknownPredicateError(f"unknown predicate {predicate!r}")
         self.materialise()   # never an empty frame for facts not derived yet
@@ -225,7 +233,7 @@ class Reasoner(FactLoading):
         if decl is None or not decl.arity:
             return table
         from deltalog.io.declared import present
-        return present(table, decl)
+        return present(as_polars(table), decl)
 
     def query(self, atom: str) -> pl.DataFrame:
         """The set of answers to a query atom such as ``path(1, Y)``: one column per named variable
@@ -247,20 +255,22 @@ class Reasoner(FactLoading):
             return [d.predicate for d in self.program.outputs]
         return sorted(self.analysed.idb)
 
+    def _parquet_columns(self, predicate: str):
+        from deltalog.io.declared import parquet_columns
+        return parquet_columns(as_polars(self.backend.read(relation=predicate)), self.declarations[predicate])
+
     def write(self, out_dir: str | os.PathLike, *, format: str = "tsv",
               predicates: Iterable[str] | None = None) -> list[str]:
         """Write each predicate to OUT/<p>.<format>, all files together or none; returns the predicates
         written. Refuses a directory that holds the fact files this reasoner read."""
         from deltalog.diagnostics import refuse_overlap
-        from deltalog.io.declared import parquet_columns
         from deltalog.io.writers import write_relations
         refuse_overlap(out_dir, self.inputs)
         chosen = list(predicates) if predicates is not None else self.derived_predicates()
         self.materialise()
         # declared predicates: string columns are written as they are, Parquet with the names and types
         ready = {p for p in chosen if format == "parquet" and (d := self.declarations.get(p)) is not None and d.arity}
-        tables = {p: parquet_columns(self.backend.read(relation=p), self.declarations[p]) if p in ready
-                  else self.relation(p) for p in chosen}
+        tables = {p: self._parquet_columns(p) if p in ready else self._decoded(p) for p in chosen}
         try:
             write_relations(tables, out_dir, format=format, ready=ready)
         except OSError as error:

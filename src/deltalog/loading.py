@@ -9,18 +9,19 @@ stored twice: in the predicate's relation and in its explicit relation (reasonin
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-import polars as pl
-
 from deltalog.backends.base import FrameLoading
 from deltalog.errors import InputError, UsageError
+from deltalog.io.int_columns import as_polars
 from deltalog.plan import ir
 from deltalog.reasoning.workspace import explicit_relation
 from deltalog.sources import rows_of
 
 if TYPE_CHECKING:
+    import polars as pl   # imported where a table needs it: a directory of int files loads without it
     from deltalog.algorithms.maintain import UpdateResult
     from deltalog.analysis.program import AnalysedProgram
     from deltalog.backends.base import Backend
@@ -74,15 +75,15 @@ class FactLoading:
         return self.load_tables({predicate: table}, source=str(data) if isinstance(data, (str, os.PathLike))
                                 else "the data")
 
-    def _table(self, predicate: str, data: Any, *, format: str | None = None) -> pl.DataFrame:
-        """``as_table`` with the caller's mistakes (a missing file, ragged rows) as typed errors."""
+    def _table(self, predicate: str, data: Any, *, format: str | None = None) -> Any:
+        """``decoded_table`` with the caller's mistakes (a missing file, ragged rows) as typed errors."""
         if isinstance(data, (str, os.PathLike)):
             self.inputs.append(Path(data))
-        elif not isinstance(data, pl.DataFrame) and not type(data).__module__.startswith(("pandas", "pyarrow")):
+        elif not _is_polars_frame(data) and not type(data).__module__.startswith(("pandas", "pyarrow")):
             data = rows_of(predicate, data)
         try:
-            return as_table(data, format=format, arity=self._arities.get(predicate),
-                            decl=self.declarations.get(predicate))
+            return decoded_table(data, format=format, arity=self._arities.get(predicate),
+                                 decl=self.declarations.get(predicate))
         except OSError as error:
             raise InputError(f"cannot read {data}: {error.strerror or error}") from None
 
@@ -109,13 +110,14 @@ class FactLoading:
             added += stored
         return added
 
-    def load_tables(self, tables: Mapping[str, pl.DataFrame], *, source: str = "the data") -> int:
-        """Add several predicates' facts at once; all arities are checked before anything is stored."""
+    def load_tables(self, tables: Mapping[str, Any], *, source: str = "the data") -> int:
+        """Add several predicates' facts at once (DataFrames or IntTables); all arities are checked
+        before anything is stored."""
         for predicate, table in tables.items():
             self._check_arity(predicate, table.width, source)
             self.loaded.setdefault(predicate, []).append(source)
         if self._materialised:
-            result = self.update(add=tables)
+            result = self.update(add={p: as_polars(t) for p, t in tables.items()})
             return sum(frame.height for p, frame in result.added.items() if p in tables)
         return sum(self._store(p, t) for p, t in tables.items())
 
@@ -130,7 +132,7 @@ class FactLoading:
                                      declarations=self.declarations)
             self.inputs.append(Path(directory))
             return self.load_frames(frames, source=f"the files of {directory}", tagged=True)
-        from deltalog.io.readers import read_facts_dir
+        from deltalog.io.datasets import read_facts_dir
         tables = read_facts_dir(directory, rdf_predicates=rdf_predicates, arities=self._arities,
                                 declarations=self.declarations, rdf_map=rdf_map)
         self.inputs.append(Path(directory))
@@ -140,7 +142,7 @@ class FactLoading:
             self.loaded[predicate][-1:] = files or [str(directory)]
         return loaded
 
-    def _store(self, predicate: str, table: pl.DataFrame) -> int:
+    def _store(self, predicate: str, table: Any) -> int:
         self._declare(predicate, table.width)
         added = 0
         for relation in self._stores(predicate):
@@ -168,6 +170,12 @@ class FactLoading:
             raise InputError(f"{predicate} has arity {known} in the program, but {source} give it {width} columns")
 
 
+def _is_polars_frame(data: Any) -> bool:
+    """A Polars DataFrame (without importing Polars: if it is not loaded, ``data`` is none)."""
+    polars = sys.modules.get("polars")
+    return polars is not None and isinstance(data, polars.DataFrame)
+
+
 def as_table(data: Any, *, format: str | None = None, arity: int | None = None, decl=None) -> pl.DataFrame:
     """A decoded table (columns c0..ck) from a path, a Polars/pandas/Arrow table, or rows of Python values.
 
@@ -178,13 +186,21 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None, 
     returns for columns that are not all ints or all floats), so its output loads back unchanged.
     ``decl`` (a ``@decl``) types the columns by the declaration and matches table columns by name.
     """
-    from deltalog.io.declared import checked
+    return as_polars(decoded_table(data, format=format, arity=arity, decl=decl))
+
+
+def decoded_table(data: Any, *, format: str | None = None, arity: int | None = None, decl=None) -> Any:
+    """``as_table``'s table, except that a text file of canonical ints is an IntTable, read without
+    Polars (``deltalog.io.formats.read_decoded``)."""
     if isinstance(data, (str, os.PathLike)):
         if (format or Path(data).suffix.lstrip(".").lower()) in ("nt", "ttl"):
+            from deltalog.io.declared import checked
             from deltalog.io.rdf import read_rdf
             return checked(read_rdf(data)["triple"], decl, str(data))
-        from deltalog.io.readers import read_table
-        return read_table(data, format=format, arity=arity, decl=decl)
+        from deltalog.io.formats import read_decoded
+        return read_decoded(data, format=format, arity=arity, decl=decl)
+    from deltalog.io.declared import checked
+    import polars as pl
     from deltalog.io.readers import values_frame
     if isinstance(data, pl.DataFrame):
         table = data

@@ -12,12 +12,16 @@ import glob
 import os
 from pathlib import Path, PurePath
 
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import InputError
-from deltalog.io.readers import RDF_SUFFIXES, TABLE_SUFFIXES, empty_table, read_table
-from deltalog.io.writers import PREDICATE_RE, cell_strings
+from deltalog.io.formats import RDF_SUFFIXES, TABLE_SUFFIXES, read_decoded
+from deltalog.io.int_columns import IntTable, as_polars, concat
+from deltalog.io.writers import PREDICATE_RE
 from deltalog.syntax.ast import NO_SPAN, Span
+
+if TYPE_CHECKING:   # Polars is imported where a table needs it: files of ints are read without it
+    import polars as pl
 
 PART_SUFFIXES = {".txt": "tsv"}   # Spark's text writer (our --distributed TSV) names part files .txt
 
@@ -62,11 +66,12 @@ def dataset_parts(path: str | os.PathLike) -> list[Path]:
 def read_dataset(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None,
                  decl=None) -> pl.DataFrame:
     """Every part file of a dataset directory or glob, concatenated (one arity for all; ``decl``: typed by it)."""
+    from deltalog.io.readers import empty_table, read_table
     default = format or TABLE_SUFFIXES.get(Path(str(path).rstrip("/")).suffix.lower())
     tables = [(part, read_table(part, format=part_format(part, default), arity=arity, decl=decl))
               for part in dataset_parts(path)]
     combined = combine(str(path), tables, arity)
-    return combined if combined is not None else empty_table(arity)
+    return as_polars(combined) if combined is not None else empty_table(arity)
 
 
 def _predicate_of(entry: Path) -> str | None:
@@ -86,18 +91,20 @@ def predicate_of_name(name: str, is_dir: bool) -> str | None:
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
                    arities: dict[str, int] | None = None, rdf_map=None,
-                   declarations=None) -> dict[str, pl.DataFrame]:
+                   declarations=None) -> dict[str, Any]:
     """Every fact file and dataset of ``directory``: ``p.tsv``, ``p.facts``, ``p.csv``, ``p.parquet``
     and the datasets ``p/``, ``p.<ext>/``, ``predicate=p/`` give predicate ``p`` (all of them are
     concatenated); ``*.nt``/``*.ttl`` give ``triple`` (or, with ``rdf_predicates`` or an ``rdf_map``,
     one binary predicate per property, named from all RDF files' properties together). Files with
     other extensions are ignored; a subdirectory that is not a valid
     predicate name is refused. ``declarations`` (``@decl`` by predicate) type the declared predicates.
+    Tables are Polars DataFrames, or IntTables where every file of a predicate held canonical ints
+    (``deltalog.io.formats.read_decoded``; ``deltalog.io.readers.read_facts_dir`` gives DataFrames only).
     """
     folder, arities, declarations = Path(directory), arities or {}, declarations or {}
     if not folder.is_dir():
         raise InputError(f"no such directory: {directory}")
-    parts: dict[str, list[tuple[Path, pl.DataFrame]]] = {}
+    parts: dict[str, list[tuple[Path, Any]]] = {}
     entries = sorted(folder.iterdir())
     rdf_files = [e for e in entries if not _skipped(e) and e.is_file() and e.suffix.lower() in RDF_SUFFIXES]
     if rdf_files:
@@ -114,23 +121,32 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
             continue
         if not PREDICATE_RE.fullmatch(predicate):
             raise InputError(f"{predicate!r} is not a valid predicate name", Span(str(entry), 0, 0))
-        table = read_table(entry, arity=arities.get(predicate), decl=declarations.get(predicate))
+        table = read_decoded(entry, arity=arities.get(predicate), decl=declarations.get(predicate))
         parts.setdefault(predicate, []).append((entry, table))
     combined = {name: combine(name, tables, arities.get(name)) for name, tables in parts.items()}
     return {name: table for name, table in combined.items() if table is not None}
 
 
-def combine(name: str, tables: list[tuple[Path, pl.DataFrame]], arity: int | None) -> pl.DataFrame | None:
+def combine(name: str, tables: list[tuple[Path, Any]], arity: int | None) -> Any:
     """Concatenate the files of one predicate; empty files of unknown arity add nothing, and when
-    every file is such, the result is None (zero facts, no relation) or, with ``arity``, an empty table."""
+    every file is such, the result is None (zero facts, no relation) or, with ``arity``, an empty table.
+    IntTables stay one when every file is one (else they join the others as DataFrames)."""
     known = [(file, df) for file, df in tables if df.width or df.height]
     if not known:
+        from deltalog.io.readers import empty_table
         return empty_table(arity) if arity is not None else None
     widths = {df.width for _, df in known}
     if len(widths) > 1:
         files = ", ".join(f"{file.name} ({df.width})" for file, df in known)
         raise InputError(f"files of predicate {name!r} have different arities: {files}", NO_SPAN)
-    frames = [df for _, df in known]
+    if all(isinstance(df, IntTable) for _, df in known):
+        return known[0][1] if len(known) == 1 else concat([df for _, df in known])
+    return _concat_frames([as_polars(df) for _, df in known])
+
+
+def _concat_frames(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    import polars as pl
+    from deltalog.io.writers import cell_strings
     for column in frames[0].columns:
         if len({df[column].dtype for df in frames}) > 1:   # mixed kinds: every file as text cells
             frames = [df.with_columns(cell_strings(df[column])) for df in frames]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -21,26 +20,13 @@ from deltalog.errors import InputError
 from deltalog.io.cells import classify
 from deltalog.storage.values import FLOAT, INT, UnrepresentableValue
 from deltalog.io.declared import BadCell, text_column
+from deltalog.io.formats import DIALECTS, Dialect
 from deltalog.syntax.ast import Declaration, Span
 
 SAMPLE_BYTES, SAMPLE_ROWS = 1 << 16, 1000
 
 
-@dataclass(frozen=True)
-class Dialect:
-    """How a text format splits rows into fields."""
-
-    separator: str
-    quote: str | None
-    header: bool
-
-
-DIALECTS = {
-    "tsv": Dialect("\t", None, False),
-    "facts": Dialect("\t", None, False),
-    "csv": Dialect(",", '"', False),
-    "csv-header": Dialect(",", '"', True),
-}
+__all__ = ["DIALECTS", "Dialect", "empty_table", "read_delimited"]
 
 
 def read_delimited(path: str | os.PathLike, dialect: Dialect, arity: int | None,

@@ -17,14 +17,14 @@ from deltalog.errors import InputError
 from deltalog.io.cells import string_cells
 from deltalog.io.declared import BadCell, match_columns, value_column
 from deltalog.io.delimited import DIALECTS, empty_table, read_delimited
+from deltalog.io.formats import RDF_SUFFIXES, TABLE_SUFFIXES
+from deltalog.io.int_columns import as_polars
 from deltalog.io.writers import cell_strings
 from deltalog.syntax.ast import Declaration, Span
 
 __all__ = ["CELLS_SUFFIX", "DIALECTS", "RDF_SUFFIXES", "TABLE_SUFFIXES", "empty_table", "read_facts_dir", "read_table",
            "values_frame"]
 
-TABLE_SUFFIXES = {".tsv": "tsv", ".facts": "tsv", ".csv": "csv", ".parquet": "parquet"}
-RDF_SUFFIXES = (".nt", ".ttl")
 
 
 def read_table(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None,
@@ -138,7 +138,8 @@ def _value_column(column: pl.Series, source: str, j: int, name: str) -> pl.Serie
 
 def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False,
                    arities: dict[str, int] | None = None, declarations=None, rdf_map=None) -> dict[str, pl.DataFrame]:
-    """Every fact file and dataset of ``directory`` (see ``deltalog.io.datasets.read_facts_dir``)."""
+    """Every fact file and dataset of ``directory`` (see ``deltalog.io.datasets.read_facts_dir``), as DataFrames."""
     from deltalog.io.datasets import read_facts_dir as read_dir
-    return read_dir(directory, rdf_predicates=rdf_predicates, arities=arities, declarations=declarations,
-                    rdf_map=rdf_map)
+    tables = read_dir(directory, rdf_predicates=rdf_predicates, arities=arities, declarations=declarations,
+                      rdf_map=rdf_map)
+    return {name: as_polars(table) for name, table in tables.items()}

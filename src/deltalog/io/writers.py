@@ -6,14 +6,18 @@ import os
 import re
 import secrets
 import shutil
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import InputError
+from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes
 from deltalog.storage.values import STRING
+
+if TYPE_CHECKING:   # imported where a frame is written: a relation of ints is written without it
+    import polars as pl
 
 EXTENSIONS = {"tsv": "tsv", "facts": "facts", "csv": "csv", "parquet": "parquet", "nt": "nt"}
 PREDICATE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -21,6 +25,7 @@ PREDICATE_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def float_strings(series: pl.Series) -> pl.Series:
     """Floats as Python's ``repr`` writes them (Polars agrees on 1e-4 <= |x| < 1e16; the rest via repr)."""
+    import polars as pl
     text = series.cast(pl.String)
     size = series.abs()
     odd = ((size < 1e-4) & (size != 0.0)) | (size >= 1e16) | series.is_nan()
@@ -33,6 +38,7 @@ def float_strings(series: pl.Series) -> pl.Series:
 
 def cell_strings(series: pl.Series) -> pl.Series:
     """A column as text cells: ints as digits, floats as repr, booleans as true/false, strings as they are."""
+    import polars as pl
     if series.dtype == pl.String:
         return series
     if series.dtype.is_float():
@@ -55,6 +61,7 @@ def parquet_frame(df: pl.DataFrame) -> pl.DataFrame:
     """A decoded table as Parquet columns: ints int64, floats float64, a column of only strings a
     string column of the strings themselves, any other column (IRIs, mixed kinds) its text cells in a
     string column named ``<name>:cells`` (the tagged form readers recognise, docs/semantics.md)."""
+    import polars as pl
     from deltalog.io.cells import classify
     columns = []
     for name in df.columns:
@@ -71,6 +78,7 @@ def parquet_frame(df: pl.DataFrame) -> pl.DataFrame:
 def _check_tsv(df: pl.DataFrame) -> None:
     """TSV has no quoting: a cell holding a tab or a line break cannot be written, nor an empty cell
     alone on its line (a blank line is no row; only a declared string column writes one raw)."""
+    import polars as pl
     if df.width == 1 and df.dtypes[0] == pl.String and (df.to_series() == "").any():
         raise InputError(f"column {df.columns[0]!r} holds the empty string, which a one-column TSV file cannot "
                          "hold; use csv or parquet")
@@ -81,8 +89,27 @@ def _check_tsv(df: pl.DataFrame) -> None:
             )
 
 
-def _write(df: pl.DataFrame, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:
-    """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are)."""
+WRITE_CHUNK_ROWS = 1 << 18
+NUMPY_WRITE_CELLS = 3_000_000
+"""Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet. Measured in a
+fresh process (``bench/int_io.py``, docs/design.md): NumPy ~50 ns a cell, Polars' import and writer
+~0.11 s + ~25 ns a cell: even at 3M cells (0.15 s each way) NumPy is no dearer."""
+
+
+def _numpy_writes(table: IntTable) -> bool:
+    return "polars" not in sys.modules and table.height * table.width <= NUMPY_WRITE_CELLS
+
+
+def _write(table: pl.DataFrame | IntTable, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:
+    """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are);
+    an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), the same bytes Polars writes."""
+    if isinstance(table, IntTable) and fmt in ("tsv", "facts", "csv") and _numpy_writes(table):
+        with path.open("wb") as file:   # in slices: the text matrices of a slice stay in cache and are reused
+            for chunk in table.row_chunks(WRITE_CHUNK_ROWS):
+                file.write(int_cells_bytes(chunk, "," if fmt == "csv" else "\t"))
+        return
+    import polars as pl
+    df = as_polars(table)
     if fmt == "nt":
         from deltalog.io.ntriples import write_ntriples
         write_ntriples(df, path, name)
@@ -106,7 +133,7 @@ def _format(format: str) -> str:
     return format
 
 
-def write_table(df: pl.DataFrame, path: str | os.PathLike, *, format: str = "tsv") -> None:
+def write_table(df: pl.DataFrame | Any, path: str | os.PathLike, *, format: str = "tsv") -> None:
     """Write ``df`` to ``path`` atomically: into a temporary file next to it, then ``os.replace``.
 
     ``format``: ``tsv`` (or ``facts``: tab-separated, no header, no quoting), ``csv`` (no header,
@@ -125,7 +152,7 @@ def write_table(df: pl.DataFrame, path: str | os.PathLike, *, format: str = "tsv
 
 
 def write_relations(
-    tables: Mapping[str, pl.DataFrame], out_dir: str | os.PathLike, *, format: str = "tsv", ready=frozenset()
+    tables: Mapping[str, pl.DataFrame | Any], out_dir: str | os.PathLike, *, format: str = "tsv", ready=frozenset()
 ) -> None:
     """Write every table to ``out_dir/<pred>.<ext>``, all or nothing.
 

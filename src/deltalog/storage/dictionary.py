@@ -112,6 +112,15 @@ class Dictionary:
         self._add_ints(sorted_unique(values))
         return self._int_ids[searchsorted_probes(self._int_keys, values)]
 
+    def encode_int_columns(self, columns: list[np.ndarray]) -> list[np.ndarray]:
+        """Ids of several int columns (a loaded relation's), encoded as one: the columns of a relation
+        share most of their values (an edge's two ends), and one pass over their union costs less than
+        merging each later column's new values into the sorted keys (1M x 2 ids: 12 vs 39 ms CPU)."""
+        if len(columns) < 2:
+            return [self.encode_ints(c) for c in columns]
+        ids = self.encode_ints(np.concatenate(columns))
+        return np.split(ids, np.cumsum([len(c) for c in columns[:-1]]))
+
     def _encode_dense_ints(self, values: np.ndarray, lo: int, span: int) -> np.ndarray:
         """``encode_ints`` for values in a range not much wider than their number (ids, counters,
         row numbers: the usual int columns): presence and ids by direct addressing, no sort."""
@@ -127,6 +136,11 @@ class Dictionary:
         return table[offsets]
 
     def _add_ints(self, unique_values: np.ndarray) -> None:
+        if self._int_keys.size == 0:   # the first ints (a load): they are the sorted keys, nothing to merge
+            if unique_values.size:
+                ids = self._append(INT, unique_values, unique_values.astype(np.float64), [None] * unique_values.size)
+                self._int_keys, self._int_ids = unique_values.copy(), ids
+            return
         pos = np.searchsorted(self._int_keys, unique_values)
         known = pos < self._int_keys.size
         known[known] = self._int_keys[pos[known]] == unique_values[known]

@@ -4,6 +4,12 @@ A probe round handles every pending key with a few numpy operations; with the lo
 factor kept under one half, almost every key settles within two rounds, so a batch
 costs O(batch), independent of how many keys the set already holds.
 
+A set whose first batch arrives sorted (a relation's first load: TupleSet.new_rows hands over
+sorted unique keys) keeps that batch as a sorted array and builds the table only when the set
+changes again or has been probed about as often as it holds keys: loaded relations that are
+never inserted into again (most EDB relations of a run) then never pay for a table
+(docs/design.md, "Deferred hash table of a loaded relation").
+
 >>> s = Int64HashSet()
 >>> s.add_unique(np.array([5, 9, 12])).tolist()
 [True, True, True]
@@ -18,6 +24,8 @@ import numpy as np
 EMPTY = np.int64(-1)
 TOMB = np.int64(-2)   # a deleted key: probing continues past it, inserts do not reuse it
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+SORTED_RUN_MIN = 1 << 12
+"""Smallest first batch kept as a sorted array (below it the table is cheap to build at once)."""
 
 
 def mix(keys: np.ndarray, bits: int) -> np.ndarray:
@@ -35,15 +43,33 @@ class Int64HashSet:
         self._table = np.full(1 << capacity_bits, EMPTY, np.int64)
         self._size = 0
         self._tombs = 0
+        self._sorted: np.ndarray | None = None   # the keys, while they are one sorted first batch
+        self._sorted_probes = 0
 
     def __len__(self) -> int:
         return self._size
 
     def keys(self) -> np.ndarray:
+        if self._sorted is not None:
+            return self._sorted
         return self._table[self._table >= 0]
 
+    def _build_table(self) -> None:
+        """Move the keys of a sorted first batch into the table (the set is changing, or probed often)."""
+        if self._sorted is not None:
+            held, self._sorted, self._size = self._sorted, None, 0
+            self._insert(held)
+
     def _find(self, keys: np.ndarray) -> np.ndarray:
-        """The slot holding each key, or -1."""
+        """The slot holding each key, or -1 (for a sorted run: the position in it)."""
+        if self._size == 0:
+            return np.full(keys.size, -1, np.int64)
+        if self._sorted is not None:
+            self._sorted_probes += keys.size
+            if self._sorted_probes <= self._sorted.size:
+                pos = np.minimum(np.searchsorted(self._sorted, keys), self._sorted.size - 1)
+                return np.where(self._sorted[pos] == keys, pos, -1)
+            self._build_table()
         where = np.full(keys.size, -1, np.int64)
         pending = np.arange(keys.size)
         slots = mix(keys, self._bits)
@@ -62,6 +88,7 @@ class Int64HashSet:
 
     def discard(self, keys: np.ndarray) -> None:
         """Remove keys (absent ones are ignored)."""
+        self._build_table()
         slots = self._find(keys)
         slots = slots[slots >= 0]
         self._table[slots] = TOMB
@@ -70,6 +97,13 @@ class Int64HashSet:
 
     def add_unique(self, keys: np.ndarray) -> np.ndarray:
         """Insert keys that are distinct among themselves; mask of those that were not present."""
+        if self._size == 0 and self._tombs == 0 and keys.size >= SORTED_RUN_MIN and _increasing(keys):
+            self._sorted, self._size, self._sorted_probes = keys.copy(), keys.size, 0
+            return np.ones(keys.size, bool)
+        self._build_table()
+        return self._insert(keys)
+
+    def _insert(self, keys: np.ndarray) -> np.ndarray:
         self._reserve(keys.size)
         added = np.zeros(keys.size, bool)
         pending = np.arange(keys.size)
@@ -97,7 +131,11 @@ class Int64HashSet:
         if bits != self._bits or (self._size + self._tombs + extra) * 2 > (1 << bits):
             old = self.keys()
             self._bits, self._table, self._size, self._tombs = bits, np.full(1 << bits, EMPTY, np.int64), 0, 0
-            self.add_unique(old)
+            self._insert(old)
 
     def nbytes(self) -> int:
-        return self._table.nbytes
+        return self._table.nbytes + (0 if self._sorted is None else self._sorted.nbytes)
+
+
+def _increasing(keys: np.ndarray) -> bool:
+    return bool(np.all(keys[1:] > keys[:-1]))

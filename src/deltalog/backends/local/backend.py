@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, MutableMapping
 
 import numpy as np
-import polars as pl
 
 from deltalog.backends.base import ChoosesRepresentation, EncodedColumns, Persistent
 from deltalog.errors import InputError
@@ -18,12 +17,13 @@ from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import Relation
 from deltalog.storage.representations import DEFAULT, make_relation
 from deltalog.storage.stored import WHOLE, StoredRelation, View, scan_all
-from deltalog.backends.local.codec import decode_frame, encode_series
-from deltalog.backends.tagged import ids_of_tagged, tagged_of_ids
+from deltalog.io.int_columns import IntTable
+from deltalog.storage.values import INT
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
 from deltalog.backends.local.memory import small_pages
 
-if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup
+if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polars ~0.1 s (not needed for ints)
+    import polars as pl
     import pyarrow as pa
 
 
@@ -107,27 +107,40 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
         return self._relations[relation].distinct_estimate(positions)
 
-    def load(self, *, relation: str, table: pl.DataFrame, generation: int) -> int:
+    def load(self, *, relation: str, table: pl.DataFrame | IntTable, generation: int) -> int:
         target = self._relations[relation]
         if table.width != target.arity:
             raise InputError(f"{relation} has arity {target.arity}, but the data has {table.width} columns")
         if table.height == 0:
             return 0
         with small_pages():
-            columns = [encode_series(table.to_series(i), self.dictionary) for i in range(table.width)]
+            if isinstance(table, IntTable):   # a file of ints, read without Polars
+                columns = self.dictionary.encode_int_columns(table.arrays)
+            else:
+                from deltalog.backends.local.codec import encode_series
+                columns = [encode_series(table.to_series(i), self.dictionary) for i in range(table.width)]
             return target.insert(columns or [np.zeros(table.height, np.int64)], generation=generation)
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
+        import polars as pl
+        from deltalog.backends.local.codec import decode_frame
         frame = materialise(plan, self._context())
         names = list(plan.columns)
         if not names:
             return pl.DataFrame({"present": [True] * min(frame.length, 1)})
         return decode_frame([frame.columns[n] for n in names], names, self.dictionary)
 
-    def read(self, *, relation: str) -> pl.DataFrame:
+    def read(self, *, relation: str) -> pl.DataFrame | IntTable:
+        """The decoded rows; an IntTable when there are some and every one is ints (written without Polars)."""
         stored = self._relations[relation]
         names = [f"c{i}" for i in range(stored.arity)]
         live, n = scan_all(stored)
+        kinds = self.dictionary.kinds.view()
+        if n and stored.arity and all(bool((kinds[c] == INT).all()) for c in live):
+            ints = self.dictionary.ints.view()
+            return IntTable([ints[c] for c in live])
+        import polars as pl
+        from deltalog.backends.local.codec import decode_frame
         if stored.arity == 0:
             return pl.DataFrame({"present": [True] * min(n, 1)})
         return decode_frame(live, names, self.dictionary)
@@ -148,6 +161,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
 
     def export_rows(self, *, relation: str, since: int = 0, until: int | None = None) -> pa.Table:
         import pyarrow as pa
+        from deltalog.backends.tagged import tagged_of_ids
         stored = self._relations[relation]
         columns, n = scan_all(stored, View(since, until) if since or until is not None else WHOLE)
         if stored.arity == 0:
@@ -160,6 +174,8 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
             return 0
         if target.arity == 0:
             return target.insert([np.zeros(1, np.int64)], generation=generation)
+        import polars as pl
+        from deltalog.backends.tagged import ids_of_tagged
         cells = pl.from_arrow(table)
         assert isinstance(cells, pl.DataFrame)   # a table converts to a DataFrame
         with small_pages():

@@ -1,0 +1,112 @@
+"""The NumPy reader and writer of canonical-int files (io/int_columns.py) against the general Polars path.
+
+Differential: any file, tricky cells included, reads to the same table (or the same error) through
+``read_decoded`` as through ``read_table``; int columns are written to the same bytes Polars writes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import example, given, settings, strategies as st
+
+from deltalog.errors import InputError
+from deltalog.io.formats import read_decoded
+from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes, read_int_cells
+from deltalog.io.readers import read_table
+from deltalog.syntax import parse
+
+TRICKY = ["0", "-0", "007", "+5", "1e3", "-", "", "1.5", "-1.0", '"1"', "<a>", "abc", " 1", "1 ", "\u0969",
+          "99999999999999999999", "-9223372036854775808", "9223372036854775807", "999999999999999999",
+          "-999999999999999999", "1000000000000000000", '"a\tb"', "1,2", "\ufeff1", "x\r"]
+cells = st.one_of(st.integers(-10**6, 10**6).map(str), st.integers(-2**63, 2**63 - 1).map(str),
+                  st.sampled_from(TRICKY))
+
+
+def outcome(read, path, **options):
+    """The table a reader gives (as a DataFrame), or the error it raises."""
+    try:
+        return as_polars(read(path, **options))
+    except InputError as error:
+        return f"InputError: {error}"
+
+
+def same(a, b) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return a.schema == b.schema and a.rows() == b.rows()
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.lists(cells, min_size=1, max_size=3), max_size=8), width=st.integers(1, 3),
+       ending=st.sampled_from(["\n", "\r\n"]), last=st.booleans(), blank=st.booleans(),
+       suffix=st.sampled_from([".tsv", ".csv", ".facts"]), arity=st.sampled_from([None, 1, 2, 3]))
+@example(rows=[["1", "2"], ["3", "4"]], width=2, ending="\n", last=True, blank=False, suffix=".tsv", arity=None)
+def test_any_file_reads_as_the_general_reader_reads_it(tmp_path_factory, rows, width, ending, last, blank,
+                                                       suffix, arity):
+    rows = [(r * width)[:width] for r in rows]   # mostly regular rows; arity and blank lines vary the shape
+    separator = "," if suffix == ".csv" else "\t"
+    lines = [separator.join(r) for r in rows] + ([""] if blank else [])
+    text = ending.join(lines) + (ending if last and lines else "")
+    path = tmp_path_factory.mktemp("f") / f"p{suffix}"
+    path.write_bytes(text.encode())
+    expected = outcome(read_table, path, arity=arity)
+    assert same(outcome(read_decoded, path, arity=arity), expected)
+
+
+@pytest.mark.parametrize("text, taken", [
+    ("1\t2\n3\t4\n", True), ("1\t2\n3\t4", True), ("-5\t0\n", True), ("999999999999999999\t-1\n", True),
+    ("007\t1\n", False), ("-0\t1\n", False), ("+5\t1\n", False), ("1\t\n", False), ("1\t2\n\n3\t4\n", False),
+    ("1\t2\r\n", False), ("1\t2\t3\n4\t5\n", False), ("1-2\t3\n", False), ("9223372036854775807\t1\n", False),
+    ("", False),
+])
+def test_the_int_reader_takes_only_canonical_regular_files(text, taken):
+    table = read_int_cells(text.encode(), "\t", None)
+    assert (table is not None) == taken
+    if taken:
+        assert [a.tolist() for a in table.arrays] == [[int(r.split("\t")[j]) for r in text.split("\n") if r]
+                                                      for j in range(2)]
+
+
+def test_a_file_of_ints_is_read_without_polars_and_a_text_file_with_it(tmp_path):
+    (tmp_path / "e.tsv").write_text("1\t2\n2\t3\n")
+    (tmp_path / "s.tsv").write_text("a\t2\n")
+    assert isinstance(read_decoded(tmp_path / "e.tsv"), IntTable)
+    assert isinstance(read_decoded(tmp_path / "s.tsv"), pl.DataFrame)
+
+
+def test_declared_types_choose_the_reader(tmp_path):
+    (tmp_path / "e.tsv").write_text("1\t2\n")
+    decls = {d.predicate: d for d in parse("@decl e(a: int, b: any).\n@decl f(a: float, b: int).\n"
+                                                   "@decl g(a: string, b: int).\n").declarations}
+    assert isinstance(read_decoded(tmp_path / "e.tsv", decl=decls["e"]), IntTable)
+    for name, dtype in (("f", pl.Float64), ("g", pl.String)):
+        table = read_decoded(tmp_path / "e.tsv", decl=decls[name])
+        assert isinstance(table, pl.DataFrame) and table.dtypes[0] == dtype
+        assert same(table, read_table(tmp_path / "e.tsv", decl=decls[name]))
+
+
+@given(st.lists(st.tuples(st.integers(-2**63, 2**63 - 1), st.integers(-2**63, 2**63 - 1)), min_size=1, max_size=30),
+       st.sampled_from(["\t", ","]))
+@example([(0, -2**63), (2**63 - 1, -1), (10, -10)], "\t")
+def test_int_columns_are_written_as_polars_writes_them(rows, separator):
+    table = IntTable([np.array([r[0] for r in rows], np.int64), np.array([r[1] for r in rows], np.int64)])
+    expected = table.to_polars().write_csv(include_header=False, separator=separator).encode()
+    assert int_cells_bytes(table, separator) == expected
+    if all(abs(v) < 10**18 for r in rows for v in r):   # and read back (longer cells go to the general reader)
+        assert [a.tolist() for a in read_int_cells(expected, separator, 2).arrays] == [list(c) for c in zip(*rows)]
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv"])
+def test_the_writer_writes_int_tables_in_slices_as_polars_would(tmp_path, monkeypatch, fmt):
+    """io/writers: an IntTable in slices of WRITE_CHUNK_ROWS rows gives the file Polars writes
+    (in the test process Polars is imported, so NumPy is made to write here)."""
+    from deltalog.io import writers
+    monkeypatch.setattr(writers, "_numpy_writes", lambda table: True)
+    monkeypatch.setattr(writers, "WRITE_CHUNK_ROWS", 7)
+    rng = np.random.default_rng(5)
+    table = IntTable([rng.integers(-10**6, 10**6, 50), rng.integers(0, 3, 50), rng.integers(-2**63, 2**63 - 1, 50)])
+    writers.write_table(table, tmp_path / f"a.{fmt}", format=fmt)
+    writers.write_table(table.to_polars(), tmp_path / f"b.{fmt}", format=fmt)
+    assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()
