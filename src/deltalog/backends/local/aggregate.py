@@ -97,8 +97,10 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
     """One row per group of the (distinct) input rows: the group columns and the aggregate."""
     if rows.length == 0:
         return Frame.empty(group_by + (output,))
-    values = decode_ids(rows.columns[argument], d) if argument is not None else None
-    value_keys = total_order_keys(values) if values is not None else []
+    # count needs no values (the rows are distinct bindings already); ints are ordered by their value
+    # alone, a sort key instead of the four of the total order over every kind
+    values = decode_ids(rows.columns[argument], d) if argument is not None and function != "count" else None
+    value_keys = [] if values is None else [values.i] if (values.kind == INT).all() else total_order_keys(values)
     keys = value_keys + [rows.columns[g] for g in reversed(group_by)]
     order = np.lexsort(keys) if keys else np.arange(rows.length)
     rows = rows.take(order)
