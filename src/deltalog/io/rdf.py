@@ -11,11 +11,10 @@ import numpy as np
 import polars as pl
 
 from deltalog.errors import InputError
-from deltalog.io.cells import quoted_cells, string_cells
+from deltalog.io.cells import float_mask, quoted_cells, string_cells
 from deltalog.io.rdf_names import predicate_names
-from deltalog.io.writers import float_strings
 from deltalog.storage.values import (
-    CANONICAL_FLOAT, CANONICAL_INT, LANGUAGE_TAG, XSD_DOUBLE, XSD_INTEGER, XSD_STRING,
+    CANONICAL_INT, LANGUAGE_TAG, XSD_DOUBLE, XSD_INTEGER, XSD_STRING,
 )
 from deltalog.syntax.ast import Span
 
@@ -161,28 +160,23 @@ def _object_cells(o: pl.Series) -> tuple[pl.Series, pl.Series]:
 
 
 def _literal_cells(o: pl.Series) -> tuple[pl.Series, pl.Series]:
-    literal = o.str.starts_with('"')
-    lexical = _unescape(pl.select(pl.when(literal).then(o.str.replace(_LITERAL_END, "").str.slice(1))).to_series())
-    floats = lexical.cast(pl.Float64, strict=False)
+    """``_object_cells`` of literals (every ``o`` starts with a quote)."""
+    lexical = _unescape(o.str.replace(_LITERAL_END, "").str.slice(1))
     frame = pl.DataFrame({
-        "o": o, "lex": lexical, "dt": o.str.extract(_DATATYPE, 1),
-        "lang": o.str.extract(_LANGUAGE, 1).str.to_lowercase(),
-        "i": lexical.cast(pl.Int64, strict=False), "ftext": float_strings(floats),
-        "lexcell": string_cells(lexical.fill_null("")), "quoted": quoted_cells(lexical.fill_null("")),
+        "lex": lexical, "dt": o.str.extract(_DATATYPE, 1), "lang": o.str.extract(_LANGUAGE, 1).str.to_lowercase(),
+        "i": lexical.cast(pl.Int64, strict=False), "canonical_float": float_mask(lexical),
+        "lexcell": string_cells(lexical), "quoted": quoted_cells(lexical),
     })
     is_int = (pl.col("dt") == XSD_INTEGER) & pl.col("lex").str.contains(CANONICAL_INT) & pl.col("i").is_not_null()
-    is_float = (pl.col("dt") == XSD_DOUBLE) & pl.col("lex").str.contains(CANONICAL_FLOAT) \
-        & (pl.col("lex") != "-0.0") & (pl.col("ftext") == pl.col("lex"))
+    is_float = (pl.col("dt") == XSD_DOUBLE) & pl.col("canonical_float")
     is_string = pl.col("lang").is_null() & (pl.col("dt").is_null() | (pl.col("dt") == XSD_STRING))
     out = frame.select(
-        pl.when(pl.col("lex").is_null()).then(pl.col("o"))
-        .when(is_int).then(pl.col("lex"))
+        pl.when(is_int).then(pl.col("lex"))
         .when(is_float).then(pl.col("lex"))
         .when(is_string).then(pl.col("lexcell"))
         .when(pl.col("lang").is_not_null()).then(pl.col("quoted") + "@" + pl.col("lang"))
         .otherwise(pl.col("quoted") + "^^<" + pl.col("dt") + ">").alias("o"),
-        pl.when(pl.col("lex").is_null()).then(TEXT_KIND).when(is_int).then(INT_KIND).when(is_float).then(FLOAT_KIND)
-        .otherwise(TEXT_KIND).cast(pl.Int8).alias("kind"),
+        pl.when(is_int).then(INT_KIND).when(is_float).then(FLOAT_KIND).otherwise(TEXT_KIND).cast(pl.Int8).alias("kind"),
     )
     return out["o"], out["kind"]
 
