@@ -132,7 +132,7 @@ def tagged_of_ids(ids: np.ndarray, d: Dictionary) -> pl.Series:
     """Tagged text of dictionary ids, each distinct id formatted once."""
     if ids.size == 0:
         return pl.Series([], dtype=pl.String)
-    unique, inverse = unique_inverse(ids, len(d))
+    unique, inverse = unique_inverse(ids)
     return tagged_of_unique(unique, d).gather(inverse)
 
 

@@ -14,7 +14,7 @@ arithmetic and comparison without decoding to Python) and, for strings and IRIs,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
@@ -44,20 +44,27 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
-def unique_inverse(ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted distinct ids (all below ``bound``) and each id's position among them: by a lookup
-    table when the ids are not much sparser than ``bound`` (decoding an output column), else by sort
-    and binary search.
+def positions_of(ids: np.ndarray, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The positions in ``ids`` (sorted, distinct, not empty) of values that are there: a lookup table
+    when the ids are dense enough (node ids of a dictionary usually are), else binary searches."""
+    span = int(ids[-1]) - int(ids[0]) + 1   # Python ints: the difference of two int64 may not fit one
+    if span > 8 * ids.size + 4096:
+        return [np.searchsorted(ids, a) for a in arrays]
+    table = np.empty(span, np.int64)
+    table[ids - ids[0]] = np.arange(ids.size)
+    return [table[a - ids[0]] for a in arrays]
 
-    >>> [a.tolist() for a in unique_inverse(np.array([5, 2, 5, 9]), 10)]
+
+def unique_inverse(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct ids and each id's position among them (``positions_of``).
+
+    >>> [a.tolist() for a in unique_inverse(np.array([5, 2, 5, 9]))]
     [[2, 5, 9], [1, 0, 1, 2]]
     """
     unique = sorted_unique(ids)
-    if bound <= DENSE_SPAN_FACTOR * ids.size + DENSE_SPAN_MIN:
-        table = np.empty(bound, np.int64)
-        table[unique] = np.arange(unique.size)
-        return unique, table[ids]
-    return unique, np.searchsorted(unique, ids)
+    if unique.size == 0:
+        return unique, np.empty(0, np.int64)
+    return unique, positions_of(unique, [ids])[0]
 
 
 class Dictionary:
@@ -174,51 +181,53 @@ class Dictionary:
         """``encode_texts`` of a Polars String column without nulls: a large one (loading a file) is
         looked up by a hash join in Polars instead of one dict lookup per cell (docs/design.md)."""
         code = KIND_CODES[kind]
+        if column.len() < BULK_TEXTS:   # a small update: the dicts, without touching the frames
+            return self._encode_objects(code, column.to_list())
         self._sync_frames()
         known = self._frames.get(code)
         behind = len(self.texts) - self._in_dicts   # what the dict path would first have to catch up on
-        if column.len() < BULK_TEXTS or (known is not None and known.height > BULK_SHARE * (column.len() + behind)):
+        if known is not None and known.height > BULK_SHARE * (column.len() + behind):
             return self._encode_objects(code, column.to_list())
         import polars as pl
         ids = (column.replace_strict(known["text"], known["id"], default=None, return_dtype=pl.Int64)
                if known is not None else pl.Series(np.full(column.len(), None), dtype=pl.Int64))
         if ids.null_count():
             unknown = ids.is_null()
-            fresh = column.filter(unknown).unique(maintain_order=True)
+            missing = column.filter(unknown)
+            fresh = missing.unique(maintain_order=True)
             fresh_ids = self._append(code, np.zeros(fresh.len(), np.int64), np.full(fresh.len(), np.nan),
                                      fresh.to_list())
             added = pl.DataFrame({"text": fresh, "id": fresh_ids})
             self._frames[code] = added if known is None else pl.concat([known, added])
             self._in_frames = len(self.texts)
-            ids = ids.scatter(unknown.arg_true(), column.filter(unknown).replace_strict(
-                fresh, pl.Series(fresh_ids), return_dtype=pl.Int64))
+            ids = ids.scatter(unknown.arg_true(), missing.replace_strict(fresh, pl.Series(fresh_ids),
+                                                                         return_dtype=pl.Int64))
         return ids.to_numpy()
+
+    def _texts_since(self, start: int) -> Iterator[tuple[int, list[int], list[str | None]]]:
+        """Per text kind, the ids from ``start`` on of that kind, and their texts."""
+        kinds = self.kinds.view()[start:]
+        for code in TEXT_KINDS:
+            ids = (np.flatnonzero(kinds == code) + start).tolist()
+            if ids:
+                yield code, ids, [self.texts[i] for i in ids]
 
     def _sync_frames(self) -> None:
         """Bring the bulk-lookup frames up to the ids added since (by the dict path, or restored)."""
         if self._in_frames == len(self.texts):
             return
         import polars as pl
-        start = self._in_frames
-        kinds = self.kinds.view()[start:]
-        for code in TEXT_KINDS:
-            ids = np.flatnonzero(kinds == code) + start
-            if ids.size:
-                added = pl.DataFrame({"text": pl.Series([self.texts[i] for i in ids.tolist()], dtype=pl.String),
-                                      "id": ids})
-                self._frames[code] = added if code not in self._frames else pl.concat([self._frames[code], added])
+        for code, ids, texts in self._texts_since(self._in_frames):
+            added = pl.DataFrame({"text": pl.Series(texts, dtype=pl.String), "id": pl.Series(ids, dtype=pl.Int64)})
+            self._frames[code] = added if code not in self._frames else pl.concat([self._frames[code], added])
         self._in_frames = len(self.texts)
 
     def _sync_dicts(self) -> None:
         """Bring the lookup dicts up to the ids the bulk path added since."""
-        start = self._in_dicts
-        if start == len(self.texts):
+        if self._in_dicts == len(self.texts):
             return
-        kinds = self.kinds.view()[start:]
-        for code in TEXT_KINDS:
-            ids = (np.flatnonzero(kinds == code) + start).tolist()
-            if ids:
-                self._by_value.setdefault(code, {}).update(zip([self.texts[i] for i in ids], ids))
+        for code, ids, texts in self._texts_since(self._in_dicts):
+            self._by_value.setdefault(code, {}).update(zip(texts, ids))
         self._in_dicts = len(self.texts)
 
     def _encode_objects(self, kind: int, values: list) -> np.ndarray:

@@ -24,8 +24,9 @@ from typing import Iterator
 import numpy as np
 
 from deltalog.backends.local import dense_closure as dense
-from deltalog.backends.local.components import dag_labels, weak_components
+from deltalog.backends.local.components import dag_labels, sink_levels, weak_components
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
+from deltalog.storage.dictionary import positions_of
 
 Pairs = tuple[np.ndarray, np.ndarray]
 Rows = tuple[int, int, np.ndarray]   # first target word, first component, bitset rows from there
@@ -41,17 +42,6 @@ def _compress(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     ids = sorted_unique(np.concatenate([src, dst]))
     s, d = positions_of(ids, [src, dst])
     return ids, s, d
-
-
-def positions_of(ids: np.ndarray, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    """The positions in ``ids`` (sorted, distinct) of values that are there: a lookup table when the ids
-    are dense enough (node ids of a dictionary usually are), else binary searches."""
-    span = int(ids[-1]) - int(ids[0]) + 1   # Python ints: the difference of two int64 may not fit one
-    if span > 8 * ids.size + 4096:
-        return [np.searchsorted(ids, a) for a in arrays]
-    table = np.empty(span, np.int64)
-    table[ids - ids[0]] = np.arange(ids.size)
-    return [table[a - ids[0]] for a in arrays]
 
 
 def _positions(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -160,38 +150,13 @@ class Condensed:
         return renumber, renumber[self.es[inside]], renumber[self.ed[inside]]
 
 
-def _levels(es: np.ndarray, ed: np.ndarray, m: int) -> list[np.ndarray]:
-    """The components of a DAG (edges sorted by source) by height: sinks first, then the nodes all of
-    whose successors are in earlier levels."""
-    pred_order = np.argsort(ed, kind="stable")
-    pred_off = group_offsets(ed[pred_order], m)
-    out_degree = np.bincount(es, minlength=m)
-    frontier = np.flatnonzero(out_degree == 0)
-    levels = []
-    while frontier.size:
-        levels.append(frontier)
-        if frontier.size == 1:   # long paths: one node per level, without the vectorised machinery
-            v = int(frontier[0])
-            preds = es[pred_order[pred_off[v]:pred_off[v + 1]]]
-        else:
-            preds = es[pred_order[expand_ranges(pred_off[frontier], pred_off[frontier + 1] - pred_off[frontier])]]
-        if preds.size <= 1:
-            out_degree[preds] -= 1
-            frontier = preds[out_degree[preds] == 0]
-            continue
-        uniq, counts = np.unique(preds, return_counts=True)
-        out_degree[uniq] -= counts
-        frontier = uniq[out_degree[uniq] == 0]
-    return levels
-
-
 def _reach_bitset(es: np.ndarray, ed: np.ndarray, m: int, cyclic: np.ndarray) -> Iterator[Rows]:
     """Per block of target words: (first word, 0, the closure bitset rows of every component, own bit
     included for cyclic components)."""
     words = (m + 63) // 64
     block = max(1, min(words, BITSET_BYTES // max(8 * m, 1)))
     off = group_offsets(es, m)
-    levels = _levels(es, ed, m)
+    levels = sink_levels(es, ed, m)
     for lo in range(0, words, block):
         hi = min(words, lo + block)
         reach = np.zeros((m, hi - lo), "<u8")

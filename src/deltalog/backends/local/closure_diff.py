@@ -10,7 +10,7 @@ Both graphs live on one node numbering. Their strongly connected components diff
 and splits them), so the bits stand for the *classes* of the common refinement (nodes in the same
 component of both graphs), whose members reach the same nodes in each graph. Per graph, a component's
 row R*(c) holds its own classes and the OR of its successors' rows, one topological level at a time
-(``closure._levels``); R+(c), its closure, is R*(c) without its own class unless c has a cycle.
+(``components.sink_levels``); R+(c), its closure, is R*(c) without its own class unless c has a cycle.
 ``reaches`` uses the same rows with a bit per target component of the pairs only (DAG-R: a thousand
 deleted edges checked against the new closure with 16 words a row instead of 5M pairs emitted).
 """
@@ -22,8 +22,10 @@ from typing import Iterator
 import numpy as np
 
 from deltalog.backends.local.closure import (BITSET_BYTES, CHUNK_PAIRS, GATHER_WORDS, UNPACK_BITS, Condensed,
-                                             Pairs, _graph, _levels, _positions, positions_of)
+                                             Pairs, _graph, _positions)
+from deltalog.backends.local.components import sink_levels
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
+from deltalog.storage.dictionary import positions_of
 
 
 def closure_difference(src: np.ndarray, dst: np.ndarray, other_src: np.ndarray, other_dst: np.ndarray,
@@ -114,7 +116,7 @@ class _Side:
     def __init__(self, g: Condensed, columns: np.ndarray, q: int, keep: np.ndarray) -> None:
         self.m, self.label = keep.size, g.label
         self.renumber, self.es, self.ed = g.restricted(keep)
-        self.levels = _levels(self.es, self.ed, self.m)
+        self.levels = sink_levels(self.es, self.ed, self.m)
         comp_of = np.full(q, -1, np.int64)
         has = columns >= 0
         comp_of[columns[has]] = self.renumber[g.label[has]]

@@ -61,7 +61,7 @@ def texts_of_ids(ids: np.ndarray, d: Dictionary) -> pl.Series:
     """The text cell (as written to files, docs/semantics.md) of each id; each distinct id formatted once."""
     if ids.size == 0:
         return pl.Series([], dtype=pl.String)
-    unique, inverse = unique_inverse(ids, len(d))
+    unique, inverse = unique_inverse(ids)
     return cells_of_tagged(tagged_of_unique(unique, d)).gather(inverse)
 
 

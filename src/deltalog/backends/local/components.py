@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.backends.local.ranges import expand_ranges, group_offsets, sorted_unique
+from deltalog.backends.local.ranges import expand_ranges, group_offsets
 
 DAG_CHECK_LEVELS = 4096   # levels peeled before a graph counts as "ask scipy" (one Python step each)
 WEAK_ROUNDS = 64          # hooking rounds before falling back to scipy (log2 of any graph that fits)
@@ -36,26 +36,34 @@ def dag_labels(s: np.ndarray, d: np.ndarray, n: int) -> np.ndarray | None:
     have no cycle but self-loops, proven by peeling sinks in at most ``DAG_CHECK_LEVELS`` levels;
     else None (a cycle, or too deep to tell cheaply)."""
     proper = s != d
-    s, d = s[proper], d[proper]
-    out_degree = np.bincount(s, minlength=n)
+    levels = sink_levels(s[proper], d[proper], n, limit=DAG_CHECK_LEVELS)
+    return np.arange(n, dtype=np.int64) if sum(level.size for level in levels) == n else None
+
+
+def sink_levels(s: np.ndarray, d: np.ndarray, n: int, limit: int | None = None) -> list[np.ndarray]:
+    """The nodes 0..n-1 of the edges ``s -> d`` by height: sinks first, then the nodes all of whose
+    successors are in earlier levels (at most ``limit`` levels). Nodes on or leading into a cycle are
+    in no level, so the levels hold every node exactly when the graph is a DAG."""
     pred_order = np.argsort(d, kind="stable")
     pred_off = group_offsets(d[pred_order], n)
+    out_degree = np.bincount(s, minlength=n)
     frontier = np.flatnonzero(out_degree == 0)
-    peeled = 0
-    for _ in range(DAG_CHECK_LEVELS):
-        if frontier.size == 0:
-            break
-        peeled += frontier.size
-        if frontier.size == 1:   # long paths: one node per level, no vectorised machinery
+    levels: list[np.ndarray] = []
+    while frontier.size and (limit is None or len(levels) < limit):
+        levels.append(frontier)
+        if frontier.size == 1:   # long paths: one node per level, without the vectorised machinery
             v = int(frontier[0])
             preds = s[pred_order[pred_off[v]:pred_off[v + 1]]]
         else:
-            width = pred_off[frontier + 1] - pred_off[frontier]
-            preds = s[pred_order[expand_ranges(pred_off[frontier], width)]]
-        np.subtract.at(out_degree, preds, 1)
-        candidates = sorted_unique(preds)
-        frontier = candidates[out_degree[candidates] == 0]
-    return np.arange(n, dtype=np.int64) if peeled == n else None
+            preds = s[pred_order[expand_ranges(pred_off[frontier], pred_off[frontier + 1] - pred_off[frontier])]]
+        if preds.size <= 1:
+            out_degree[preds] -= 1
+            frontier = preds[out_degree[preds] == 0]
+            continue
+        uniq, counts = np.unique(preds, return_counts=True)
+        out_degree[uniq] -= counts
+        frontier = uniq[out_degree[uniq] == 0]
+    return levels
 
 
 def weak_components(s: np.ndarray, d: np.ndarray, n: int) -> tuple[int, np.ndarray]:
