@@ -72,14 +72,8 @@ def run(program: str, facts: dict, samples: list[dict], algorithm: str) -> dict:
     start = time.process_time()
     reasoner.materialise()
     timed["materialise"] = time.process_time() - start
-    deletes, adds = [], []
-    for sample in samples:
-        start = time.process_time()
-        reasoner.update(delete=sample, algorithm=algorithm)
-        deletes.append(time.process_time() - start)
-        start = time.process_time()
-        reasoner.update(add=sample, algorithm=algorithm)
-        adds.append(time.process_time() - start)
+    from hd_run import delete_then_add
+    deletes, adds = zip(*(delete_then_add(reasoner, sample, algorithm, time.process_time) for sample in samples))
     timed["delete"], timed["add"] = statistics.median(deletes), statistics.median(adds)
     timed["counts"] = {p: reasoner.relation(p).height for p in reasoner.analysed.idb if not p.startswith("hdn_")}
     timed["nodes"] = sum(reasoner.relation(p).height for p in reasoner.analysed.idb if p.startswith("hdn_"))

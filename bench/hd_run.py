@@ -25,6 +25,16 @@ sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(BENCH_DIR.parent / "src"))
 
 
+def delete_then_add(reasoner, rows: dict, algorithm: str, clock) -> tuple[float, float]:
+    """Seconds (by ``clock``) to delete ``rows`` with ``algorithm``, then to add them back."""
+    started = clock()
+    reasoner.update(delete=rows, algorithm=algorithm)
+    deleted = clock() - started
+    started = clock()
+    reasoner.update(add=rows, algorithm=algorithm)
+    return deleted, clock() - started
+
+
 def worker(case_name: str, mode: str, batch: int, updates: int, algorithm: str, seed: int) -> dict:
     import numpy as np
     import polars as pl
@@ -50,12 +60,9 @@ def worker(case_name: str, mode: str, batch: int, updates: int, algorithm: str, 
             take = min(size, max(1, round(batch * size / total)))
             chosen[p] = case.facts[p][np.sort(rng.choice(size, take, replace=False)).tolist()]
         rows = {p: [tuple(r) for r in f.iter_rows()] for p, f in chosen.items()}
-        started = time.perf_counter()
-        reasoner.update(delete=rows, algorithm=algorithm)
-        deletes.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        reasoner.update(add=rows, algorithm=algorithm)
-        adds.append(time.perf_counter() - started)
+        deleted, added = delete_then_add(reasoner, rows, algorithm, time.perf_counter)
+        deletes.append(deleted)
+        adds.append(added)
     out["delete"] = statistics.median(deletes) if deletes else None
     out["add"] = statistics.median(adds) if adds else None
     out["final_facts"] = reasoner.fact_count()
