@@ -388,6 +388,8 @@ def make(name: str) -> Dataset:
         return lubm(int(scaled.group(1)))   # any scale: lubm-100 is 100 universities
     if name not in DATASETS and (scaled := re.fullmatch(r"chain-(\d+)", name)):
         return chain(int(scaled.group(1)))   # chain-8000: 8,000 edges, 32M paths
+    if name not in DATASETS and (scaled := re.fullmatch(r"claros-(\d+)", name)):
+        return claros(int(scaled.group(1)))   # claros-15000: 10x the default's clusters
     if name not in DATASETS:
         raise KeyError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
     return DATASETS[name]()
