@@ -3,7 +3,7 @@
 bench/maint_closure.py with CPU seconds and several configurations interleaved in one process: one
 Reasoner per VARIANT (``code:modules``, code ``after`` = the code as is, ``before`` = semi/anti-joins
 against views with deleted rows expanding every match (round 2's executor), ``remat`` = the update
-by rematerialisation), each sample of K explicit facts deleted then re-added (DRed) in every
+by rematerialisation, ``auto`` = the code as is with ``algorithm="auto"``), each sample of K explicit facts deleted then re-added (DRed) in every
 Reasoner in turn. Code ``main`` = round 4 switched off in process (no early-stop rederivation, no
 check of DRed's candidates before deleting them (algorithms/lowerbound.py), no witness pricing in the planner; ``Probe.any_alive``'s
 growing windows stay: for round 3's code run this script from main's tree), ``full`` = one-check
@@ -37,6 +37,7 @@ def plain_dred(update, stratum):
 
 def set_code(code):
     """Switch the executor and DRed to a variant's code (process-wide, before each of its runs)."""
+    code = "after" if code == "auto" else code   # the code as is, updates by algorithm="auto"
     ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
     strategies.STRATEGIES["dred"] = orig_dred if code in ("after", "full") else \
         strategies.StratumByStratum("dred", plain_dred)
@@ -73,12 +74,14 @@ for s in range(samples):
     for v in variants:
         code, modules = v.split(":")
         set_code(code)
-        alg = "remat" if code == "remat" else "dred"
+        alg = code if code in ("remat", "auto") else "dred"
         r = rs[v]; out = []
         for kind in ("delete", "add"):
             t = time.perf_counter(); c = time.process_time()
-            r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm=alg)
+            result = r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm=alg)
             out.append((time.perf_counter() - t, time.process_time() - c))
+            if alg == "auto":
+                print(f"    auto ran {result.algorithm}{' after ' + result.abandoned if result.abandoned else ''}")
         res[v][0].append(out[0]); res[v][1].append(out[1])
         print(f"  sample {s} {v}: delete wall {out[0][0]:.2f} cpu {out[0][1]:.2f}  add wall {out[1][0]:.2f} cpu {out[1][1]:.2f}", flush=True)
 for v in variants:

@@ -105,6 +105,26 @@ def test_deletions_upstream_of_a_closure_module_have_their_own_threshold():
             engine_state(materialised(WITH_NEGATION, kept), reasoner.predicates())
 
 
+STC = "linked(X, Y) :- link(X, Y).\nlinked(X, Y) :- linked(Y, X).\nlinked(X, Z) :- linked(X, Y), linked(Y, Z).\n"
+
+
+def test_a_closure_module_deleting_past_two_percent_is_not_abandoned():
+    """100 chains of 100 places closed into cliques (1M pairs); cutting 10 chains in the middle loses
+    50,000 pairs (5% of the materialisation, past the 2% budget counted fact for fact): the STC
+    module's Del is a closure difference, weighed CLOSURE_DELETION_WEIGHT, so DRed runs through."""
+    rows = [(c * 1_000 + i, c * 1_000 + i + 1) for c in range(100) for i in range(99)]
+    cut = [(c * 1_000 + 49, c * 1_000 + 50) for c in range(10)]
+    frame = pl.DataFrame(rows, schema={"a": pl.Int64, "b": pl.Int64}, orient="row")
+    reasoner = Reasoner(STC)
+    reasoner.load_tables({"link": frame})
+    result = reasoner.update(delete={"link": edges(cut)}, algorithm="auto")
+    assert result.algorithm == "dred" and not result.abandoned
+    assert result.removed["linked"].height == 10 * 5_000 > budget_of(reasoner)
+    expected = Reasoner(STC)
+    expected.load_tables({"link": edges([r for r in rows if r not in set(cut)])})
+    assert_same_facts(reasoner, expected)
+
+
 # ---- a runaway overdeletion is abandoned ----------------------------------------------------
 
 def test_auto_abandons_a_runaway_overdeletion_on_a_long_chain():

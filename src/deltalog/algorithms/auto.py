@@ -65,6 +65,19 @@ DAG-R deleting 1% of the edges 0.66 s vs 1.20 s; RS2-400 deleting 0.25% of its e
 0.05 s vs 0.89 s, 2.5% 0.23 s vs 1.05 s, 25% 1.16 s vs 0.79 s: the break-even lies between 2.5%
 and 25%."""
 
+CLOSURE_DELETION_WEIGHT = 1 / 8
+"""What a fact deleted from a closure module's predicate counts toward the overdeletion budget.
+A module deletes by the closure difference of its inputs: exactly the pairs lost, one bitset kernel,
+never a rule-by-rule cascade whose cost grows with the square of what it deletes. Measured per
+deleted fact against a rematerialisation's derivation (CPU, modules auto): 6-9x, so DRed breaks even
+at 11-17% of the materialisation: deleting the middle edge of a 3,000-edge chain loses 2.25M of 4.5M
+paths, 1.2-1.5 s against 0.3 s rematerialising (break-even 11%); deleting 1,000 explicit facts of
+Claros-like data with 15,000 clusters loses 362k-595k of 6.7M clique pairs (5-9%), 0.52-0.85 s
+against 1.4 s (break-even 17%). Counted like rule-by-rule overdeletion, those Claros updates passed
+the 2% budget and ``auto`` paid for the abandoned DRed and the rematerialisation (1.7-2.1 s); at
+1/8 the budget lets a module delete up to 16% of the materialisation (docs/benchmarks.md, "auto
+with closure modules", ``bench/maint_auto_closure.py``)."""
+
 MIN_OVERDELETION_BUDGET = 10_000
 """Never give up before this many overdeleted facts: on a small materialisation DRed and a
 rematerialisation both take milliseconds, and giving up would only add a rollback."""
@@ -155,6 +168,24 @@ def upstream_of(program: AnalysedProgram, starts: Callable[[Stratum], bool]) -> 
     return feeding
 
 
+def closure_computed(program: AnalysedProgram) -> frozenset[str]:
+    """The predicates whose every recursive rule a closure module evaluates (003: TC, STC and their
+    forms): their deletions are closure differences, weighed by ``CLOSURE_DELETION_WEIGHT``."""
+    return _CLOSURE_COMPUTED.get(program, lambda: frozenset(
+        p for stratum in program.strata for p in closure_predicates(stratum)))
+
+
+_CLOSURE_COMPUTED: IdentityMemo[frozenset[str]] = IdentityMemo(limit=64)
+
+
+def closure_predicates(stratum: Stratum) -> set[str]:
+    """The predicates of a stratum with recursive rules, all of them taken by closure modules."""
+    taken = {id(info) for info in module_rules(stratum)}
+    heads = {info.head.predicate for info in stratum.recursive}
+    return {p for p in heads
+            if all(id(info) in taken for info in stratum.recursive if info.head.predicate == p)}
+
+
 def module_rules(stratum: Stratum) -> list[RuleInfo]:
     """The rules closure modules evaluate in a stratum (none with ``modules="none"``)."""
     return [info for choice in stratum.modules if choice.kind is not ModuleKind.SEMINAIVE for info in choice.rules]
@@ -180,15 +211,24 @@ class OverdeletionBudget:
     fraction: float = OVERDELETION_BUDGET_FRACTION
     floor: int = MIN_OVERDELETION_BUDGET
     limit: int | None = None
-    spent: int = 0
+    spent: int = 0   # facts deleted rule by rule
+    closure_facts: int = 0   # facts of closure-computed predicates deleted (by a module's Del, or nonrecursive rules)
 
-    def spend(self, update: Update, facts: int) -> None:
-        """Record facts just overdeleted; raise once the total passes the limit."""
-        self.spent += facts
+    def spend(self, update: Update, predicate: str, facts: int) -> None:
+        """Record facts of ``predicate`` just overdeleted; raise once the total passes the limit.
+        Facts of a predicate closure modules compute count ``CLOSURE_DELETION_WEIGHT`` each."""
+        if predicate in closure_computed(update.reasoning.program):
+            self.closure_facts += facts
+        else:
+            self.spent += facts
         if self.limit is None:
             self.limit = max(self.floor, int(self.fraction * rematerialisation_size(update)))
-        if self.spent > self.limit:
-            raise OverdeletionBudgetExceeded(self.spent, self.limit)
+        if self.charged > self.limit:
+            raise OverdeletionBudgetExceeded(self.charged, self.limit)
+
+    @property
+    def charged(self) -> int:
+        return self.spent + int(self.closure_facts * CLOSURE_DELETION_WEIGHT)
 
 
 def rematerialisation_size(update: Update) -> int:

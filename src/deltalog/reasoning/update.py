@@ -70,7 +70,7 @@ class Budget(Protocol):
     """A limit on the facts an update may overdelete (auto.OverdeletionBudget): ``spend`` raises
     once it is passed, which abandons the update (it is rolled back)."""
 
-    def spend(self, update: "Update", facts: int) -> None: ...
+    def spend(self, update: "Update", predicate: str, facts: int) -> None: ...
 
 
 @dataclass
@@ -95,7 +95,7 @@ class Update:
         n = self.backend.delete(relation=predicate, plan=plan, generation=generation)
         self.overdeleted[predicate] = self.overdeleted.get(predicate, 0) + n
         if self.budget is not None and n:
-            self.budget.spend(self, n)
+            self.budget.spend(self, predicate, n)
         return n
 
     @property
