@@ -65,22 +65,37 @@ def budget_of(reasoner: Reasoner) -> int:
 # ---- additions never rematerialise ----------------------------------------------------------
 
 @pytest.mark.parametrize("program", [TC, WITH_NEGATION])
-def test_additions_run_dred_past_every_threshold(program):
-    """Adding 60 edges to 40 (150% of the explicit facts, all feeding generative recursion) ran
-    ``remat`` before: the thresholds are 0.1% and 1%."""
+@pytest.mark.parametrize("modules", ["auto", "none"])
+def test_small_additions_run_dred_past_the_deletion_thresholds(program, modules):
+    """Adding 2 edges to 200 (1% of the explicit facts, all feeding the closure) would rematerialise
+    as a deletion (0.1% rule by rule); additions have their own break-even (ADD_REMAT_FRACTION, 2%)."""
+    reasoner = materialised(program, chain(200), modules)
+    added = chain(2, start=1_000)
+    result = reasoner.update(add={"edge": edges(added)}, algorithm="auto")
+    assert result.algorithm == "dred" and not result.abandoned
+    assert result.added["path"].height == 3
+    assert engine_state(reasoner, reasoner.predicates()) == \
+        engine_state(materialised(program, chain(200) + added, modules), reasoner.predicates())
+
+
+@pytest.mark.parametrize("program", [TC, WITH_NEGATION])
+def test_large_additions_rematerialise(program):
+    """Adding 60 edges to 40 (60% of the explicit facts after the update): inserting costs more per
+    fact than deriving from scratch, so past ADD_REMAT_FRACTION ``auto`` rematerialises."""
     reasoner = materialised(program, chain(40))
     added = chain(60, start=100)
     result = reasoner.update(add={"edge": edges(added)}, algorithm="auto")
-    assert result.algorithm == "dred" and not result.abandoned
-    assert result.added["path"].height == 60 * 61 // 2
+    assert result.algorithm == "remat" and not result.abandoned
+    assert result.added["path"].height == 60 * 61 // 2 and not result.removed
     assert engine_state(reasoner, reasoner.predicates()) == \
         engine_state(materialised(program, chain(40) + added), reasoner.predicates())
 
 
 def test_additions_with_only_ignored_deletions_are_additions():
-    """Deleting a fact that is not there deletes nothing: the update still only adds."""
-    reasoner = materialised(TC, chain(40))
-    result = reasoner.update(add={"edge": edges(chain(60, start=100))}, delete={"edge": edges([(7, 3)])},
+    """Deleting a fact that is not there deletes nothing: the update is judged as one that only adds
+    (as one that deletes, 1% feeding rule-by-rule recursion would rematerialise)."""
+    reasoner = materialised(TC, chain(200), modules="none")
+    result = reasoner.update(add={"edge": edges(chain(2, start=1_000))}, delete={"edge": edges([(7, 3)])},
                              algorithm="auto")
     assert result.algorithm == "dred" and result.ignored_deletions == {"edge": 1}
 

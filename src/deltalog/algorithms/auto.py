@@ -78,35 +78,50 @@ the 2% budget and ``auto`` paid for the abandoned DRed and the rematerialisation
 1/8 the budget lets a module delete up to 16% of the materialisation (docs/benchmarks.md, "auto
 with closure modules", ``bench/maint_auto_closure.py``)."""
 
+ADD_REMAT_FRACTION = 0.02
+"""Past this fraction of the explicit facts added (after the update, nothing deleted) upstream of
+recursion that combines constants (a closure module's or a generative rule's), rematerialise.
+Measured (CPU, DRed with modules vs remat, ``bench/maint_closure_cpu.py DATASET K 1
+after:auto,remat:auto``, the add half; docs/benchmarks.md "auto: additions"): DAG-R adding 1% of
+its edges 0.47 s vs 1.22 s, 2% 1.32 vs 1.01, 5% 2.08 vs 1.15; Claros-like (15,000 clusters) 0.2%
+0.72 vs 1.58, 2% 2.51 vs 1.55, 10% 3.41 vs 1.69: break-even at 1-2%. Rule-by-rule generative
+recursion (modules none) is taken to break even no lower: 0.18% added to Claros-like took 0.47 s
+against 6.48 s rematerialising (docs/maintenance-benchmarks.md)."""
+
+ADD_BOUNDED_REMAT_FRACTION = 0.15
+"""Past this fraction of the explicit facts added to the other predicates (nothing deleted),
+rematerialise. LUBM-like (1.05M explicit), DRed vs remat CPU: 2% 0.12 vs 0.16 s, 5% 0.12 vs 0.19,
+10% 0.22 vs 0.24, 33% 0.53 vs 0.42: break-even at 15-20%."""
+
 MIN_OVERDELETION_BUDGET = 10_000
 """Never give up before this many overdeleted facts: on a small materialisation DRed and a
 rematerialisation both take milliseconds, and giving up would only add a rollback."""
 
 
 def choose_automatically(update: Update) -> str:
-    """``remat`` past the measured break-even fraction of changed explicit facts (a lower one for
-    deletions that feed generative recursion), else ``dred`` (measured faster than FBF/B/F on
-    LUBM-like data and much faster on cliques, where backward chaining explores everything).
+    """``remat`` past the measured break-even fraction of changed explicit facts (lower ones for
+    changes that feed recursion), else ``dred`` (measured faster than FBF/B/F on LUBM-like data and
+    much faster on cliques, where backward chaining explores everything).
 
-    An update that deletes no explicit fact runs DRed whatever its size: with nothing to
-    overdelete, DRed is seminaive insertion from the added facts, which never derives more than a
-    rematerialisation (every fact at most once, only the new ones). Measured on Claros-like data
-    (100 facts added back, feeding generative recursion; bench/maint_auto.py): 466 ms against
-    6.48 s rematerialising (24M rule instances against 131M)."""
+    An update that only adds is judged by its own, higher fractions (``ADD_REMAT_FRACTION``,
+    ``ADD_BOUNDED_REMAT_FRACTION``): DRed is then seminaive insertion, which derives only new facts,
+    but each costs more than a rematerialisation's (probes against the stored facts and indexes)."""
     additions, deletions = staged_changes(update)
-    if not deletions:
-        return "dred"
     explicit = explicit_facts(update)
+    if not explicit:
+        return "dred"
+    if not deletions:
+        limits = (ADD_REMAT_FRACTION, ADD_REMAT_FRACTION, ADD_BOUNDED_REMAT_FRACTION)
+    else:   # an update that deletes: judged as a whole, its additions included
+        limits = (REMAT_FRACTION, MODULE_REMAT_FRACTION, BOUNDED_REMAT_FRACTION)
     program = update.reasoning.program
     feeding, closures = feeding_sets(program)
-    changes = [*additions.items(), *deletions.items()]   # an update that deletes: judged as before, whole
+    changes = [*additions.items(), *deletions.items()]
     risky = sum(n for p, n in changes if p in feeding)
     closing = sum(n for p, n in changes if p in closures and p not in feeding)
     bounded = sum(n for p, n in changes if p not in closures and p not in feeding)
-    if explicit and (risky > REMAT_FRACTION * explicit or closing > MODULE_REMAT_FRACTION * explicit
-                     or bounded > BOUNDED_REMAT_FRACTION * explicit):
-        return "remat"
-    return "dred"
+    past = any(n > fraction * explicit for n, fraction in zip((risky, closing, bounded), limits))
+    return "remat" if past else "dred"
 
 
 def staged_changes(update: Update) -> tuple[dict[str, int], dict[str, int]]:
