@@ -226,9 +226,11 @@ def expected_difference(edges: list[Edge], other: list[Edge], tails: list[int] |
 
 @pytest.fixture(params=["plain", "blocked"])
 def bounds(request, monkeypatch) -> None:
-    """"blocked": column blocks, level slices and unpacking blocks of one word / a few rows."""
+    """"blocked": column blocks, level slices and unpacking blocks of one word / a few rows, and the
+    kernels always restricted to the part of the graph their roots reach (REACHED_PART_MAX)."""
     from deltalog.backends.local import closure_diff
     if request.param == "blocked":
+        monkeypatch.setattr(closure_diff, "REACHED_PART_MAX", 1.0)
         monkeypatch.setattr(closure_diff, "BITSET_BYTES", 64)
         monkeypatch.setattr(closure_diff, "GATHER_WORDS", 2)
         monkeypatch.setattr(closure_diff, "UNPACK_BITS", 64)
