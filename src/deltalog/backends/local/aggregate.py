@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from deltalog.backends.local.expressions import Vals, decode_ids, encode_vals, make_floats, make_ints
+from deltalog.storage.hashset import sort_with_positions
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.values import FLOAT, INT
@@ -94,25 +95,49 @@ def total_order_keys(v: Vals) -> list[np.ndarray]:
 
 def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argument: str | None,
                     output: str, d: Dictionary) -> Frame:
-    """One row per group of the (distinct) input rows: the group columns and the aggregate."""
+    """One row per group of the distinct input rows: the group columns and the aggregate.
+
+    The distinct rows come out of ``distinct_frame`` with the group columns first, so they are
+    already grouped (one sort of packed keys for both jobs): count needs no other sort, min and max
+    of ints are one ``reduceat``, and the others sort values only within groups, by the group's
+    number and the value (the group columns are not moved)."""
+    rows = distinct_frame(rows.select(group_by + tuple(c for c in rows.columns if c not in group_by)))
     if rows.length == 0:
         return Frame.empty(group_by + (output,))
-    # count needs no values (the rows are distinct bindings already); ints are ordered by their value
-    # alone, a sort key instead of the four of the total order over every kind
-    values = decode_ids(rows.columns[argument], d) if argument is not None and function != "count" else None
-    value_keys = [] if values is None else [values.i] if (values.kind == INT).all() else total_order_keys(values)
-    keys = value_keys + [rows.columns[g] for g in reversed(group_by)]
-    order = np.lexsort(keys) if keys else np.arange(rows.length)
-    rows = rows.take(order)
-    values = _take_vals(values, order) if values is not None else None
     starts = np.flatnonzero(_boundaries([rows.columns[g] for g in group_by], rows.length))
     counts = np.diff(np.append(starts, rows.length))
-    result = AGGREGATES[function](values, starts, counts)
+    if function == "count":   # the rows are distinct bindings already: no values needed
+        result = _count(None, starts, counts)
+    else:
+        assert argument is not None, f"{function} needs an argument"
+        result = _aggregate_values(decode_ids(rows.columns[argument], d), function, starts, counts)
     ids = encode_vals(result, d)
     keep = result.valid
     columns = {g: rows.columns[g][starts][keep] for g in group_by}
     columns[output] = ids[keep]
     return Frame(columns, int(keep.sum()))
+
+
+def _aggregate_values(values: Vals, function: str, starts: np.ndarray, counts: np.ndarray) -> Vals:
+    """The aggregate of grouped values (rows of a group consecutive, groups starting at ``starts``)."""
+    all_ints = bool((values.kind == INT).all())
+    if all_ints and function in ("min", "max"):
+        extreme = np.minimum if function == "min" else np.maximum
+        return make_ints(extreme.reduceat(values.i, starts), np.ones(starts.size, bool))
+    group = np.repeat(np.arange(starts.size), counts)
+    order = _int_order(values.i, group) if all_ints else None
+    if order is None:   # ints are ordered by their value alone, a sort key instead of the four of the total order
+        order = np.lexsort(([values.i] if all_ints else total_order_keys(values)) + [group])
+    return AGGREGATES[function](_take_vals(values, order), starts, counts)
+
+
+def _int_order(values: np.ndarray, group: np.ndarray) -> np.ndarray | None:
+    """Positions ordering rows by (group, int value), by one sort of the pair packed into an int64
+    (None if it does not fit: then a lexsort)."""
+    low, span = int(values.min()), int(values.max()) - int(values.min()) + 1
+    if span * (int(group[-1]) + 1) >= 2**62:
+        return None
+    return sort_with_positions(group * span + (values - low))[1]
 
 
 def _take_vals(v: Vals, order: np.ndarray) -> Vals:

@@ -351,7 +351,7 @@ def _difference(node: ir.Difference, ctx: Context) -> Iterator[Frame]:
 
 @stream.register
 def _aggregate(node: ir.Aggregate, ctx: Context) -> Iterator[Frame]:
-    rows = distinct_frame(materialise(node.input, ctx))
+    rows = materialise(node.input, ctx)
     yield aggregate_frame(rows, node.group_by, node.function, node.argument, node.output, ctx.dictionary)
 
 
