@@ -33,10 +33,10 @@ def distinct_frame(frame: Frame) -> Frame:
         return frame
     groups = _packed_groups([frame.columns[n] for n in names])
     if len(groups) == 1:
-        key, lows, spans = groups[0]
+        key, lows, widths = groups[0]
         key.sort()
         unique = key[_boundaries([key], key.size)]
-        return Frame(dict(zip(names, _unpack(unique, lows, spans))), unique.size)
+        return Frame(dict(zip(names, _unpack(unique, lows, widths))), unique.size)
     keys = [key for key, _, _ in groups]
     order = np.lexsort(keys[::-1])
     ordered = frame.take(order)
@@ -45,38 +45,40 @@ def distinct_frame(frame: Frame) -> Frame:
 
 def _packed_groups(columns: list[np.ndarray]) -> list[tuple[np.ndarray, list[int], list[int]]]:
     """Consecutive columns packed into int64 keys ordered as their rows are lexicographically (each
-    column offset by its minimum, in mixed radix), a new key whenever the next column's range
-    would take the key past 63 bits; with each key its columns' minimums and spans."""
+    column offset by its minimum, in a field of as many bits as its range needs), a new key whenever
+    the next column's field would take the key past 63 bits; with each key its columns' minimums and
+    field widths. Power-of-two fields make unpacking a shift and a mask (a division by the span cost
+    10x more than the sort on 1M rows)."""
     groups: list[tuple[np.ndarray, list[int], list[int]]] = []
     key: np.ndarray | None = None
     lows: list[int] = []
-    spans: list[int] = []
-    space = 1
+    widths: list[int] = []
+    used = 0
     for column in columns:
         low = int(column.min())
-        span = int(column.max()) - low + 1
-        if span >= 2**63:   # offsetting could overflow: the column is a key of its own, as it is
-            low, span = 0, 2**64
-        if key is not None and space * span >= 2**63:
-            groups.append((key, lows, spans))
-            key, lows, spans, space = None, [], [], 1
-        key = column - low if key is None else key * span + (column - low)   # a new array: sorted in place later
+        width = (int(column.max()) - low).bit_length()
+        if width >= 63:   # offsetting could overflow: the column is a key of its own, as it is
+            low, width = 0, 64
+        if key is not None and used + width >= 63:
+            groups.append((key, lows, widths))
+            key, lows, widths, used = None, [], [], 0
+        key = column - low if key is None else (key << width) | (column - low)   # a new array: sorted in place later
         lows.append(low)
-        spans.append(span)
-        space *= span
+        widths.append(width)
+        used += width
     assert key is not None
-    groups.append((key, lows, spans))
+    groups.append((key, lows, widths))
     return groups
 
 
-def _unpack(keys: np.ndarray, lows: list[int], spans: list[int]) -> list[np.ndarray]:
+def _unpack(keys: np.ndarray, lows: list[int], widths: list[int]) -> list[np.ndarray]:
     """The columns ``_packed_groups`` packed into ``keys``."""
-    if len(spans) == 1:
+    if len(widths) == 1:
         return [keys + lows[0]]
     out = []
-    for low, span in zip(reversed(lows), reversed(spans)):
-        keys, digit = np.divmod(keys, span)
-        out.append(digit + low)
+    for low, width in zip(reversed(lows), reversed(widths)):
+        out.append((keys & ((1 << width) - 1)) + low)
+        keys = keys >> width
     return out[::-1]
 
 
