@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.backends.local.expressions import Vals, decode_ids, encode_vals, make_floats, make_ints
+from deltalog.backends.local.expressions import Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints
 from deltalog.storage.hashset import sort_with_positions
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import Dictionary
@@ -112,7 +112,7 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
         result = _count(None, starts, counts)
     else:
         assert argument is not None, f"{function} needs an argument"
-        result = _aggregate_values(decode_ids(rows.columns[argument], d), function, starts, counts)
+        result = _aggregate_values(rows.columns[argument], d, function, starts, counts)
     ids = encode_vals(result, d)
     keep = result.valid
     columns = {g: rows.columns[g][starts][keep] for g in group_by}
@@ -120,12 +120,14 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
     return Frame(columns, int(keep.sum()))
 
 
-def _aggregate_values(values: Vals, function: str, starts: np.ndarray, counts: np.ndarray) -> Vals:
+def _aggregate_values(ids: np.ndarray, d: Dictionary, function: str, starts: np.ndarray,
+                      counts: np.ndarray) -> Vals:
     """The aggregate of grouped values (rows of a group consecutive, groups starting at ``starts``)."""
-    all_ints = bool((values.kind == INT).all())
-    if all_ints and function in ("min", "max"):
+    if function in ("min", "max") and (ints := decode_ints(ids, d)) is not None:
         extreme = np.minimum if function == "min" else np.maximum
-        return make_ints(extreme.reduceat(values.i, starts), np.ones(starts.size, bool))
+        return make_ints(extreme.reduceat(ints, starts), np.ones(starts.size, bool))
+    values = decode_ids(ids, d)
+    all_ints = bool((values.kind == INT).all())
     group = np.repeat(np.arange(starts.size), counts)
     order = _int_order(values.i, group) if all_ints else None
     if order is None:   # ints are ordered by their value alone, a sort key instead of the four of the total order
