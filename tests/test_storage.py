@@ -32,6 +32,33 @@ def test_hash_set_with_tombstones_matches_a_python_set(batches):
         assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
 
 
+def test_hash_set_placed_in_one_pass_wraps_the_keys_pushed_past_the_end():
+    """Keys that all hash to the last slots: the one-pass placement (rehash, first batch) puts the
+    overflow at the table's start, where probing from their home finds them after wrapping."""
+    from deltalog.storage.hashset import mix
+    candidates = np.arange(1, 20_000, dtype=np.int64)
+    crowded = candidates[mix(candidates, 5) >= 30][:12]
+    s = Int64HashSet(capacity_bits=5)
+    assert s.add_unique(crowded).all() and s.contains(crowded).all() and len(s) == 12
+    others = candidates[mix(candidates, 5) < 3][:3]
+    assert s.add_unique(np.concatenate([crowded[:2], others])).tolist() == [False, False, True, True, True]
+    s.discard(crowded[::2])
+    assert s.contains(crowded).tolist() == [False, True] * 6 and s.contains(others).all()
+    assert sorted(s.keys().tolist()) == sorted(crowded[1::2].tolist() + others.tolist())
+
+
+@given(st.lists(st.lists(st.integers(0, 2**62), max_size=40), max_size=12))
+def test_hash_set_of_wide_keys_matches_a_python_set(batches):
+    """Keys too wide to sort packed with their home slot (placement by positions instead)."""
+    model, s = set(), Int64HashSet(capacity_bits=2)
+    for keys in batches:
+        keys = np.array(sorted(set(keys)), np.int64)
+        added = s.add_unique(keys)
+        assert sorted(keys[added].tolist()) == sorted(set(keys.tolist()) - model)
+        model |= set(keys.tolist())
+        assert sorted(s.keys().tolist()) == sorted(model) and s.contains(keys).all()
+
+
 @given(st.lists(st.tuples(st.sampled_from(["add", "del", "probe"]), st.lists(st.integers(0, 300), max_size=30)),
                 max_size=20))
 def test_hash_set_kept_as_a_sorted_first_batch_matches_a_python_set(batches):

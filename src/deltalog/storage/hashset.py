@@ -35,6 +35,18 @@ def mix(keys: np.ndarray, bits: int) -> np.ndarray:
     return (product >> np.uint64(64 - bits)).astype(np.int64)
 
 
+def sort_with_positions(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted keys, their original positions): one SIMD sort of key and position packed together
+    when they fit in 63 bits, else an argsort."""
+    n = keys.size
+    shift = max(int(n - 1).bit_length(), 1)
+    if n and keys.min() >= 0 and int(keys.max()) < (1 << (62 - shift)):
+        combined = np.sort((keys << shift) | np.arange(n, dtype=np.int64))
+        return combined >> shift, combined & ((1 << shift) - 1)
+    order = np.argsort(keys)
+    return keys[order], order
+
+
 class Int64HashSet:
     """A set of non-negative int64 keys (``-1`` marks empty slots)."""
 
@@ -58,7 +70,8 @@ class Int64HashSet:
         """Move the keys of a sorted first batch into the table (the set is changing, or probed often)."""
         if self._sorted is not None:
             held, self._sorted, self._size = self._sorted, None, 0
-            self._insert(held)
+            self._reserve(held.size)
+            self._place(held)
 
     def _find(self, keys: np.ndarray) -> np.ndarray:
         """The slot holding each key, or -1 (for a sorted run: the position in it)."""
@@ -101,6 +114,10 @@ class Int64HashSet:
             self._sorted, self._size, self._sorted_probes = keys.copy(), keys.size, 0
             return np.ones(keys.size, bool)
         self._build_table()
+        if self._size == 0 and self._tombs == 0:
+            self._reserve(keys.size)
+            self._place(keys)
+            return np.ones(keys.size, bool)
         return self._insert(keys)
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:
@@ -131,10 +148,39 @@ class Int64HashSet:
         if bits != self._bits or (self._size + self._tombs + extra) * 2 > (1 << bits):
             old = self.keys()
             self._bits, self._table, self._size, self._tombs = bits, np.full(1 << bits, EMPTY, np.int64), 0, 0
-            self._insert(old)
+            self._place(old)
+
+    def _place(self, keys: np.ndarray) -> None:
+        """Fill the empty table with distinct keys in one pass: sorted by home slot, each key goes to
+        the first slot at or after both its home and its predecessor's slot (position i + running
+        maximum of home - i), which is where one-by-one linear probing would put them; only the few
+        keys pushed past the table's end are inserted by probing (they wrap around). One sort instead
+        of the probe rounds of ``_insert``: a rehash re-places every key."""
+        if keys.size == 0:
+            return
+        homes, keys = _by_home(keys, self._bits)
+        slots = np.arange(homes.size, dtype=np.int64)
+        slots += np.maximum.accumulate(homes - slots)
+        fits = slots < self._table.size
+        self._table[slots[fits]] = keys[fits]
+        self._size += int(np.count_nonzero(fits))
+        if not fits.all():
+            self._insert(keys[~fits])
 
     def nbytes(self) -> int:
         return self._table.nbytes + (0 if self._sorted is None else self._sorted.nbytes)
+
+
+def _by_home(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """(home slots sorted, the keys in that order): home and key packed into one int64 and sorted
+    when they fit (no gather of the keys in a random order afterwards), else by positions."""
+    homes = mix(keys, bits)
+    key_bits = int(keys.max()).bit_length()
+    if bits + key_bits <= 63:
+        combined = np.sort((homes << key_bits) | keys)
+        return combined >> key_bits, combined & ((1 << key_bits) - 1)
+    homes, order = sort_with_positions(homes)
+    return homes, keys[order]
 
 
 def _increasing(keys: np.ndarray) -> bool:

@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from deltalog.storage.hashset import mix
+from deltalog.storage.hashset import mix, sort_with_positions
 from deltalog.storage.tupleset import fingerprint, pack, radix_for
 
 
@@ -116,18 +116,6 @@ def searchsorted_probes(haystack: np.ndarray, needles: np.ndarray, side: str = "
     found = np.empty(needles.size, np.int64)
     found[order] = np.searchsorted(haystack, ordered, side)  # type: ignore[call-overload]
     return found
-
-
-def sort_with_positions(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(sorted keys, their original positions): one SIMD sort of key and position packed together
-    when they fit in 63 bits, else an argsort."""
-    n = keys.size
-    shift = max(int(n - 1).bit_length(), 1)
-    if n and keys.min() >= 0 and int(keys.max()) < (1 << (62 - shift)):
-        combined = np.sort((keys << shift) | np.arange(n, dtype=np.int64))
-        return combined >> shift, combined & ((1 << shift) - 1)
-    order = np.argsort(keys)
-    return keys[order], order
 
 
 class SortedIndex:

@@ -106,9 +106,11 @@ class Relation(RowWindows, RowHistory):
         if len(columns[0]) == 0:
             return 0
         self._ensure_capacity(columns)
-        rows = self.tuples.new_rows(columns)
+        reviving = revive_since is not None and self.deleted_rows > 0
+        recorded = None if reviving else self.tuples.add_new(columns)
+        rows = self.tuples.new_rows(columns) if recorded is None else recorded
         revived = 0
-        if revive_since is not None and self.deleted_rows and len(rows[0]):
+        if revive_since is not None and reviving and len(rows[0]):
             rows, revived = self._revive(rows, revive_since)
         added = len(rows[0])
         if added == 0:
@@ -118,7 +120,8 @@ class Relation(RowWindows, RowHistory):
             store.extend(values)
         if self._died is not None:
             self._died.extend(np.full(added, ALIVE, np.int64))
-        self.tuples.record(rows, np.arange(start, start + added))
+        if recorded is None:
+            self.tuples.record(rows, np.arange(start, start + added))
         self._stamp(generation)
         return added + revived
 

@@ -184,6 +184,16 @@ class TupleSet:
         fresh = unique_sorted(keys[~self._packed().contains(keys)])
         return unpack(fresh, self._radix, self.arity)
 
+    def add_new(self, columns: Columns) -> list[np.ndarray] | None:
+        """``new_rows`` and ``record`` in one probe of a hash set: its insert reports which keys were
+        absent, so the separate membership probe is saved (~35 of ~95 ns a key). None for the other
+        representations (the caller then asks ``new_rows`` and ``record``: a byte or bit map's probe
+        is one gather, and a wide row set records row ids the relation has not stored yet)."""
+        if not isinstance(self._keys, Int64HashSet):
+            return None
+        keys = unique_sorted(pack(columns, self._radix))
+        return unpack(keys[self._keys.add_unique(keys)], self._radix, self.arity)
+
     def record(self, columns: Columns, row_ids: np.ndarray) -> None:
         """Remember rows (distinct and new) that the relation has just stored under row_ids."""
         if self._wide is not None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.backends.local.expressions import Vals, decode_ids, encode_vals, make_floats, make_ints
+from deltalog.backends.local.expressions import Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints
+from deltalog.storage.hashset import sort_with_positions
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.values import FLOAT, INT
@@ -32,10 +33,10 @@ def distinct_frame(frame: Frame) -> Frame:
         return frame
     groups = _packed_groups([frame.columns[n] for n in names])
     if len(groups) == 1:
-        key, lows, spans = groups[0]
+        key, lows, widths = groups[0]
         key.sort()
         unique = key[_boundaries([key], key.size)]
-        return Frame(dict(zip(names, _unpack(unique, lows, spans))), unique.size)
+        return Frame(dict(zip(names, _unpack(unique, lows, widths))), unique.size)
     keys = [key for key, _, _ in groups]
     order = np.lexsort(keys[::-1])
     ordered = frame.take(order)
@@ -44,38 +45,40 @@ def distinct_frame(frame: Frame) -> Frame:
 
 def _packed_groups(columns: list[np.ndarray]) -> list[tuple[np.ndarray, list[int], list[int]]]:
     """Consecutive columns packed into int64 keys ordered as their rows are lexicographically (each
-    column offset by its minimum, in mixed radix), a new key whenever the next column's range
-    would take the key past 63 bits; with each key its columns' minimums and spans."""
+    column offset by its minimum, in a field of as many bits as its range needs), a new key whenever
+    the next column's field would take the key past 63 bits; with each key its columns' minimums and
+    field widths. Power-of-two fields make unpacking a shift and a mask (a division by the span cost
+    10x more than the sort on 1M rows)."""
     groups: list[tuple[np.ndarray, list[int], list[int]]] = []
     key: np.ndarray | None = None
     lows: list[int] = []
-    spans: list[int] = []
-    space = 1
+    widths: list[int] = []
+    used = 0
     for column in columns:
         low = int(column.min())
-        span = int(column.max()) - low + 1
-        if span >= 2**63:   # offsetting could overflow: the column is a key of its own, as it is
-            low, span = 0, 2**64
-        if key is not None and space * span >= 2**63:
-            groups.append((key, lows, spans))
-            key, lows, spans, space = None, [], [], 1
-        key = column - low if key is None else key * span + (column - low)   # a new array: sorted in place later
+        width = (int(column.max()) - low).bit_length()
+        if width >= 63:   # offsetting could overflow: the column is a key of its own, as it is
+            low, width = 0, 64
+        if key is not None and used + width >= 63:
+            groups.append((key, lows, widths))
+            key, lows, widths, used = None, [], [], 0
+        key = column - low if key is None else (key << width) | (column - low)   # a new array: sorted in place later
         lows.append(low)
-        spans.append(span)
-        space *= span
+        widths.append(width)
+        used += width
     assert key is not None
-    groups.append((key, lows, spans))
+    groups.append((key, lows, widths))
     return groups
 
 
-def _unpack(keys: np.ndarray, lows: list[int], spans: list[int]) -> list[np.ndarray]:
+def _unpack(keys: np.ndarray, lows: list[int], widths: list[int]) -> list[np.ndarray]:
     """The columns ``_packed_groups`` packed into ``keys``."""
-    if len(spans) == 1:
+    if len(widths) == 1:
         return [keys + lows[0]]
     out = []
-    for low, span in zip(reversed(lows), reversed(spans)):
-        keys, digit = np.divmod(keys, span)
-        out.append(digit + low)
+    for low, width in zip(reversed(lows), reversed(widths)):
+        out.append((keys & ((1 << width) - 1)) + low)
+        keys = keys >> width
     return out[::-1]
 
 
@@ -94,25 +97,51 @@ def total_order_keys(v: Vals) -> list[np.ndarray]:
 
 def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argument: str | None,
                     output: str, d: Dictionary) -> Frame:
-    """One row per group of the (distinct) input rows: the group columns and the aggregate."""
+    """One row per group of the distinct input rows: the group columns and the aggregate.
+
+    The distinct rows come out of ``distinct_frame`` with the group columns first, so they are
+    already grouped (one sort of packed keys for both jobs): count needs no other sort, min and max
+    of ints are one ``reduceat``, and the others sort values only within groups, by the group's
+    number and the value (the group columns are not moved)."""
+    rows = distinct_frame(rows.select(group_by + tuple(c for c in rows.columns if c not in group_by)))
     if rows.length == 0:
         return Frame.empty(group_by + (output,))
-    # count needs no values (the rows are distinct bindings already); ints are ordered by their value
-    # alone, a sort key instead of the four of the total order over every kind
-    values = decode_ids(rows.columns[argument], d) if argument is not None and function != "count" else None
-    value_keys = [] if values is None else [values.i] if (values.kind == INT).all() else total_order_keys(values)
-    keys = value_keys + [rows.columns[g] for g in reversed(group_by)]
-    order = np.lexsort(keys) if keys else np.arange(rows.length)
-    rows = rows.take(order)
-    values = _take_vals(values, order) if values is not None else None
     starts = np.flatnonzero(_boundaries([rows.columns[g] for g in group_by], rows.length))
     counts = np.diff(np.append(starts, rows.length))
-    result = AGGREGATES[function](values, starts, counts)
+    if function == "count":   # the rows are distinct bindings already: no values needed
+        result = _count(None, starts, counts)
+    else:
+        assert argument is not None, f"{function} needs an argument"
+        result = _aggregate_values(rows.columns[argument], d, function, starts, counts)
     ids = encode_vals(result, d)
     keep = result.valid
     columns = {g: rows.columns[g][starts][keep] for g in group_by}
     columns[output] = ids[keep]
     return Frame(columns, int(keep.sum()))
+
+
+def _aggregate_values(ids: np.ndarray, d: Dictionary, function: str, starts: np.ndarray,
+                      counts: np.ndarray) -> Vals:
+    """The aggregate of grouped values (rows of a group consecutive, groups starting at ``starts``)."""
+    if function in ("min", "max") and (ints := decode_ints(ids, d)) is not None:
+        extreme = np.minimum if function == "min" else np.maximum
+        return make_ints(extreme.reduceat(ints, starts), np.ones(starts.size, bool))
+    values = decode_ids(ids, d)
+    all_ints = bool((values.kind == INT).all())
+    group = np.repeat(np.arange(starts.size), counts)
+    order = _int_order(values.i, group) if all_ints else None
+    if order is None:   # ints are ordered by their value alone, a sort key instead of the four of the total order
+        order = np.lexsort(([values.i] if all_ints else total_order_keys(values)) + [group])
+    return AGGREGATES[function](_take_vals(values, order), starts, counts)
+
+
+def _int_order(values: np.ndarray, group: np.ndarray) -> np.ndarray | None:
+    """Positions ordering rows by (group, int value), by one sort of the pair packed into an int64
+    (None if it does not fit: then a lexsort)."""
+    low, span = int(values.min()), int(values.max()) - int(values.min()) + 1
+    if span * (int(group[-1]) + 1) >= 2**62:
+        return None
+    return sort_with_positions(group * span + (values - low))[1]
 
 
 def _take_vals(v: Vals, order: np.ndarray) -> Vals:

@@ -48,6 +48,11 @@ def decode_ids(ids: np.ndarray, d: Dictionary) -> Vals:
     return Vals(kinds, d.ints.view()[ids], d.numbers.view()[ids], text, np.ones(ids.size, bool))
 
 
+def decode_ints(ids: np.ndarray, d: Dictionary) -> np.ndarray | None:
+    """The int values of ids when every one is an int, else None (no float or text columns made)."""
+    return d.ints.view()[ids] if bool((d.kinds.view()[ids] == INT).all()) else None
+
+
 def encode_vals(v: Vals, d: Dictionary) -> np.ndarray:
     """Dictionary ids of valid values (invalid rows get -1)."""
     out = np.full(v.kind.size, -1, np.int64)
