@@ -1,0 +1,353 @@
+"""The relational algebra of plans: expressions and the nodes every backend executes (the IR's
+core; ``deltalog.plan.ir`` is the one name to import them by, closure nodes included)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Union
+
+from deltalog.syntax.ast import Constant
+
+
+# ---- expressions ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Col:
+    """A reference to a named column."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A constant, carried as its typed value; backends encode it with their dictionary."""
+
+    constant: Constant
+
+    def __str__(self) -> str:
+        return str(self.constant)
+
+
+@dataclass(frozen=True)
+class Arith:
+    """``left op right`` with op in + - * / %."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+    def __str__(self) -> str:
+        return f"({self.left} {self.op} {self.right})"
+
+
+@dataclass(frozen=True)
+class Func:
+    """A built-in function call (abs, min, max, concat, str, int, float)."""
+
+    name: str
+    args: tuple["Expr", ...]
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class Compare:
+    """``left op right`` with op in = != < <= > >= (docs/semantics.md: numbers compare numerically),
+    or ``same``: the two sides are the same constant (same kind and value), as a join would require."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+Expr = Union[Col, Lit, Arith, Func, Compare]
+Term = Union[Col, Lit]
+
+
+# ---- plan nodes ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Node(ABC):
+    """Base of plan nodes; a node's ``label``, where it has one, names it in metrics (rows produced)."""
+
+    @property
+    @abstractmethod
+    def columns(self) -> tuple[str, ...]:
+        """Names of the output columns, in order."""
+
+    def children(self) -> tuple["Node", ...]:
+        return ()
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def __str__(self) -> str:
+        lines = [self.describe()]
+        for child in self.children():
+            lines += ["  " + line for line in str(child).splitlines()]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Scan(Node):
+    """Rows of a stored relation, chosen by when they were inserted and deleted, matched against terms.
+
+    Every stored row carries the generation that inserted it and, once deleted, the
+    generation that deleted it. A Scan reads the rows inserted at generations
+    ``since <= g < until`` that are
+    - not deleted (``visible=None``, the default), or
+    - not deleted by the end of generation ``visible`` (deleted later, or never), or
+    - deleted at generations ``deleted[0] <= d < deleted[1]`` (``deleted`` given; ``visible`` is then ignored).
+
+    ``terms`` has one entry per relation column: a Col names the output column (a name
+    repeated means the values must be equal), a Lit selects rows holding that constant.
+    """
+
+    relation: str
+    terms: tuple[Term, ...]
+    since: int = 0
+    until: int | None = None
+    label: str | None = field(default=None, compare=False)
+    visible: int | None = None
+    deleted: tuple[int, int | None] | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t.name for t in self.terms if isinstance(t, Col)))
+
+    def describe(self) -> str:
+        until = "" if self.until is None else self.until
+        alive = "" if self.visible is None else f" visible@{self.visible}"
+        if self.deleted is not None:
+            alive = f" deleted[{self.deleted[0]}:{'' if self.deleted[1] is None else self.deleted[1]})"
+        return f"Scan {self.relation}({', '.join(map(str, self.terms))}) gen[{self.since}:{until}){alive}"
+
+
+@dataclass(frozen=True)
+class Values(Node):
+    """Literal rows."""
+
+    names: tuple[str, ...]
+    rows: tuple[tuple[Constant, ...], ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.names
+
+    def describe(self) -> str:
+        return f"Values[{', '.join(self.names)}] x{len(self.rows)}"
+
+
+@dataclass(frozen=True)
+class Join(Node):
+    """Natural join on ``on`` (columns of both sides); other column names must not clash."""
+
+    left: Node
+    right: Node
+    on: tuple[str, ...]
+    label: str | None = field(default=None, compare=False)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns + tuple(c for c in self.right.columns if c not in self.on)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+    def describe(self) -> str:
+        return f"Join[{', '.join(self.on)}]"
+
+
+@dataclass(frozen=True)
+class SemiJoin(Node):
+    """Rows of ``left`` with a match in ``right`` on ``on``."""
+
+    left: Node
+    right: Node
+    on: tuple[str, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+    def describe(self) -> str:
+        return f"SemiJoin[{', '.join(self.on)}]"
+
+
+@dataclass(frozen=True)
+class AntiJoin(Node):
+    """Rows of ``left`` with no match in ``right`` on ``on`` (``on`` may be empty)."""
+
+    left: Node
+    right: Node
+    on: tuple[str, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+    def describe(self) -> str:
+        return f"AntiJoin[{', '.join(self.on)}]"
+
+
+@dataclass(frozen=True)
+class Filter(Node):
+    """Rows satisfying a comparison."""
+
+    input: Node
+    condition: Compare
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Filter[{self.condition}]"
+
+
+@dataclass(frozen=True)
+class Bind(Node):
+    """Adds ``column`` holding ``expr``; rows where the expression has no value are dropped."""
+
+    input: Node
+    column: str
+    expr: Expr
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns + (self.column,)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Bind[{self.column} = {self.expr}]"
+
+
+@dataclass(frozen=True)
+class Project(Node):
+    """Output columns computed from input columns or constants (no deduplication)."""
+
+    input: Node
+    outputs: tuple[tuple[str, Term], ...]
+    label: str | None = field(default=None, compare=False)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.outputs)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Project[{', '.join(f'{n}={t}' for n, t in self.outputs)}]"
+
+
+@dataclass(frozen=True)
+class Distinct(Node):
+    """Removes duplicate rows."""
+
+    input: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+
+@dataclass(frozen=True)
+class Aggregate(Node):
+    """Groups the (distinct) input rows by ``group_by`` and aggregates ``argument`` into ``output``."""
+
+    input: Node
+    group_by: tuple[str, ...]
+    function: str
+    argument: str | None
+    output: str
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.group_by + (self.output,)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def describe(self) -> str:
+        return f"Aggregate[{', '.join(self.group_by)}; {self.output} = {self.function}({self.argument or ''})]"
+
+
+@dataclass(frozen=True)
+class Union_(Node):
+    """Union of inputs with the same columns (set semantics after a Distinct)."""
+
+    inputs: tuple[Node, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.inputs[0].columns
+
+    def children(self) -> tuple[Node, ...]:
+        return self.inputs
+
+    def describe(self) -> str:
+        return "Union"
+
+
+@dataclass(frozen=True)
+class Difference(Node):
+    """Rows of ``left`` not in ``right`` (same columns)."""
+
+    left: Node
+    right: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.left.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class Witnessed(Node):
+    """Some rows of ``input``: for every row of the leaf at the bottom of its left spine (the left
+    input of each Join, SemiJoin, AntiJoin, Filter, Bind and Project) that ``input`` extends to an
+    output row, at least one such output row. A backend may stop at a leaf row's first witness
+    instead of enumerating every extension; evaluating all of ``input`` is also correct.
+
+    This is the existence check of rederivation (001 Algorithm 4, REDERIVE): with the candidate
+    head facts as the leaf, one output row per candidate that still has a rule instance.
+
+    >>> print(Witnessed(Project(Scan("h", (Col("X"),)), (("c0", Col("X")),))))
+    Witnessed
+      Project[c0=X]
+        Scan h(X) gen[0:)
+    """
+
+    input: Node
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.input.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
