@@ -14,6 +14,7 @@ cell and reports bad input by file, line and column, so the two paths give the s
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,8 +51,11 @@ class IntTable:
 
 
 def as_polars(table: Any) -> pl.DataFrame:
-    """A decoded table as a Polars DataFrame (an IntTable converted, a DataFrame as it is)."""
-    return table.to_polars() if isinstance(table, IntTable) else table
+    """A decoded table as a Polars DataFrame (an IntTable or a TextTable converted, a DataFrame as it is)."""
+    text_tables = sys.modules.get("deltalog.io.text_table")   # not loaded: there is no TextTable to convert
+    if isinstance(table, IntTable) or (text_tables is not None and isinstance(table, text_tables.TextTable)):
+        return table.to_polars()
+    return table
 
 
 def concat(tables: list[IntTable]) -> IntTable:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import InputError
 from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes
+from deltalog.io.text_table import TextTable, text_table_bytes
 from deltalog.storage.values import STRING
 
 if TYPE_CHECKING:   # imported where a frame is written: a relation of ints is written without it
@@ -102,11 +103,15 @@ def _numpy_writes(table: IntTable) -> bool:
 
 def _write(table: pl.DataFrame | IntTable, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:
     """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are);
-    an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), the same bytes Polars writes."""
+    an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), a TextTable in Python
+    (io/text_table.py), the same bytes Polars writes."""
     if isinstance(table, IntTable) and fmt in ("tsv", "facts", "csv") and _numpy_writes(table):
         with path.open("wb") as file:   # in slices: the text matrices of a slice stay in cache and are reused
             for chunk in table.row_chunks(WRITE_CHUNK_ROWS):
                 file.write(int_cells_bytes(chunk, "," if fmt == "csv" else "\t"))
+        return
+    if isinstance(table, TextTable) and fmt in ("tsv", "facts", "csv"):
+        path.write_bytes(text_table_bytes(table, fmt))
         return
     import polars as pl
     df = as_polars(table)
