@@ -141,7 +141,7 @@ def int_cells_bytes(table: IntTable, separator: str) -> bytes:
     Contiguous passes only: no scatter into the output."""
     if table.height == 0 or table.width == 0:
         return b""
-    blocks = [_right_aligned(a) for a in table.arrays]
+    blocks = [_column_text(a) for a in table.arrays]
     layout = np.empty((table.height, sum(b.shape[1] + 1 for b, _ in blocks)), np.uint8)
     at = 0
     for j, (block, _) in enumerate(blocks):
@@ -152,6 +152,17 @@ def int_cells_bytes(table: IntTable, separator: str) -> bytes:
     if not any(padded for _, padded in blocks):
         return layout.tobytes()
     return layout[layout != 0].tobytes()
+
+
+def _column_text(values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``_right_aligned`` of a column; when its values span a range much smaller than the column (ids,
+    counters: the usual int column), the texts of the range are made once and gathered row by row."""
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo >= values.size // 4:
+        return _right_aligned(values)
+    text, padded = _right_aligned(np.arange(lo, hi + 1, dtype=np.int64))
+    rows = np.ascontiguousarray(text).view(f"V{text.shape[1]}").ravel()   # one fixed-size item a text
+    return rows[values - lo].view(np.uint8).reshape(values.size, text.shape[1]), padded
 
 
 _POWERS = np.array([10**k for k in range(1, 20)], np.uint64)   # a magnitude's digits: 1 + powers it reaches
