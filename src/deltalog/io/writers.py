@@ -91,10 +91,10 @@ def _check_tsv(df: pl.DataFrame) -> None:
 
 
 WRITE_CHUNK_ROWS = 1 << 18
-NUMPY_WRITE_CELLS = 3_000_000
+NUMPY_WRITE_CELLS = 6_000_000
 """Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet. Measured in a
-fresh process (``bench/int_io.py``, docs/design.md): NumPy ~50 ns a cell, Polars' import and writer
-~0.11 s + ~25 ns a cell: even at 3M cells (0.15 s each way) NumPy is no dearer."""
+fresh process by wall time (``bench/int_io.py``: Polars writes with two threads; docs/design.md): NumPy
+~16 ns a cell wall, Polars' import ~0.13 s + ~7 ns a cell: they meet near 3M rows of 2 ints."""
 
 
 def _numpy_writes(table: IntTable) -> bool:
