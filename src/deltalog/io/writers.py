@@ -91,10 +91,12 @@ def _check_tsv(df: pl.DataFrame) -> None:
 
 
 WRITE_CHUNK_ROWS = 1 << 18
-NUMPY_WRITE_CELLS = 6_000_000
+NUMPY_WRITE_CELLS = 8_000_000
 """Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet. Measured in a
-fresh process by wall time (``bench/int_io.py``: Polars writes with two threads; docs/design.md): NumPy
-~16 ns a cell wall, Polars' import ~0.13 s + ~7 ns a cell: they meet near 3M rows of 2 ints."""
+fresh process by wall time (``bench/int_io.py``: Polars writes with two threads; docs/design.md): rows
+of 2 ids, NumPy 0.15 / 0.20 / 0.33 / 0.59 s at 2M / 3M / 5M / 8M rows, Polars' import + write
+0.22 / 0.29 / 0.38 / 0.35 s: they meet near 5M rows (a column of wide-ranging values costs NumPy
+more: a division per digit place instead of gathered texts), so 4M rows of 2."""
 
 
 def _numpy_writes(table: IntTable) -> bool:
