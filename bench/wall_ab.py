@@ -1,0 +1,69 @@
+"""Whole-process wall time of small cases: deltalog, another deltalog checkout and DuckDB, interleaved.
+
+    python bench/wall_ab.py --base /work/base-h2/src --repeat 5 rs1-200 chain-linear dag-s-linear wl-sg-small
+
+Each repeat runs every engine once on every case before the next repeat (so a burst of load on the
+shared machine hits all of them), from /tmp, as ``python -m deltalog run PROGRAM --facts FACTS --out
+DIR --quiet`` (``PYTHONPATH`` this checkout's src, or ``--base``) and as ``bench/peers.py duckdb CASE``
+(``bench/workloads.py peer duckdb`` for the ``wl-`` cases); prints the median wall seconds of each,
+the ratios, and the load average before and after (issue 15: start-up and I/O dominate these cases).
+
+Compile both checkouts first (``python -m compileall -q src BASE``): with ``PYTHONDONTWRITEBYTECODE=1``
+in the environment (as on the agents' machine) imports never write ``__pycache__``, and every run
+then compiles deltalog's ~90 modules from source (~0.13 s of CPU, more than the run's own work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+SRC = BENCH.parent / "src"
+
+
+def commands(case: Path, base: Path | None) -> dict[str, tuple[list[str], dict[str, str]]]:
+    run = [sys.executable, "-m", "deltalog", "run", str(case / "program.dl"), "--facts", str(case / "facts"),
+           "--out", "/tmp/wall_ab_out", "--quiet"]
+    peer = ([sys.executable, str(BENCH / "workloads.py"), "peer", "duckdb", str(case)] if case.name.startswith("wl-")
+            else [sys.executable, str(BENCH / "peers.py"), "duckdb", str(case)])
+    engines = {"deltalog": (run, {"PYTHONPATH": str(SRC)})}
+    if base is not None:
+        engines["base"] = (run, {"PYTHONPATH": str(base)})
+    engines["duckdb"] = (peer, {"PYTHONPATH": str(SRC)})
+    return engines
+
+
+def wall(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, env={**os.environ, **env}, cwd="/tmp", check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cases", nargs="+", help="case directories' names under bench/data")
+    ap.add_argument("--base", type=Path, help="src/ of the checkout to compare with")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    cases = {name: commands(BENCH / "data" / name, args.base) for name in args.cases}
+    times: dict[str, dict[str, list[float]]] = {name: {e: [] for e in c} for name, c in cases.items()}
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    for _ in range(args.repeat):
+        for name, engines in cases.items():
+            for engine, (command, env) in engines.items():
+                times[name][engine].append(wall(command, env))
+    for name, by_engine in times.items():
+        medians = {e: statistics.median(t) for e, t in by_engine.items()}
+        ratios = " ".join(f"/{e} {medians['deltalog'] / m:.2f}" for e, m in medians.items() if e != "deltalog")
+        print(name, " ".join(f"{e} {m:.3f}" for e, m in medians.items()), ratios)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
