@@ -7,7 +7,6 @@ both take their cells from ``text_columns``, so they agree cell for cell.
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 from pathlib import Path
@@ -38,6 +37,7 @@ def rows(text: str, dialect: Dialect, file: str):
             if line:
                 yield number, line.split(dialect.separator)
         return
+    import csv   # CSV files only (start-up time)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.separator, quotechar=dialect.quote)
     start = 1
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 import sys
 import tempfile
@@ -149,7 +148,7 @@ def write_table(df: pl.DataFrame | Any, path: str | os.PathLike, *, format: str 
     (it would be a blank line, which readers skip); CSV quotes it.
     """
     fmt, path = _format(format), Path(path)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"  # created by the writer: usual permissions
+    tmp = path.parent / f".{path.name}.{os.urandom(8).hex()}.tmp"  # created by the writer: usual permissions
     try:
         _write(df, tmp, fmt)
         os.replace(tmp, path)
