@@ -6,7 +6,8 @@ Each repeat runs every engine once on every case before the next repeat (so a bu
 shared machine hits all of them), from /tmp, as ``python -m deltalog run PROGRAM --facts FACTS --out
 DIR --quiet`` (``PYTHONPATH`` this checkout's src, or ``--base``) and as ``bench/peers.py duckdb CASE``
 (``bench/workloads.py peer duckdb`` for the ``wl-`` cases); prints the median wall seconds of each,
-the ratios, and the load average before and after (issue 15: start-up and I/O dominate these cases).
+the ratios, the median CPU seconds (user + system, all threads) and the load average before and
+after (issue 15: start-up and I/O dominate these cases).
 
 Compile both checkouts first (``python -m compileall -q src BASE``): with ``PYTHONDONTWRITEBYTECODE=1``
 in the environment (as on the agents' machine) imports never write ``__pycache__``, and every run
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -39,10 +41,14 @@ def commands(case: Path, base: Path | None) -> dict[str, tuple[list[str], dict[s
     return engines
 
 
-def wall(command: list[str], env: dict[str, str]) -> float:
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, CPU user + system) seconds of one run (the CPU of all its threads, from the child's rusage)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, env={**os.environ, **env}, cwd="/tmp", check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def main() -> None:
@@ -52,16 +58,18 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     cases = {name: commands(BENCH / "data" / name, args.base) for name in args.cases}
-    times: dict[str, dict[str, list[float]]] = {name: {e: [] for e in c} for name, c in cases.items()}
+    times: dict[str, dict[str, list[tuple[float, float]]]] = {name: {e: [] for e in c} for name, c in cases.items()}
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     for _ in range(args.repeat):
         for name, engines in cases.items():
             for engine, (command, env) in engines.items():
-                times[name][engine].append(wall(command, env))
+                times[name][engine].append(timed(command, env))
     for name, by_engine in times.items():
-        medians = {e: statistics.median(t) for e, t in by_engine.items()}
+        medians = {e: statistics.median(w for w, _ in t) for e, t in by_engine.items()}
+        cpu = {e: statistics.median(c for _, c in t) for e, t in by_engine.items()}
         ratios = " ".join(f"/{e} {medians['deltalog'] / m:.2f}" for e, m in medians.items() if e != "deltalog")
-        print(name, " ".join(f"{e} {m:.3f}" for e, m in medians.items()), ratios)
+        print(name, "wall", " ".join(f"{e} {m:.3f}" for e, m in medians.items()), ratios,
+              "| cpu", " ".join(f"{e} {c:.3f}" for e, c in cpu.items()))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
