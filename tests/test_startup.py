@@ -5,6 +5,7 @@ Checked through ``sys.modules`` in a fresh interpreter, not by timing."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -93,3 +94,14 @@ def test_a_run_over_small_text_files_loads_no_polars_and_a_large_one_does(tmp_pa
         assert ("polars" in loaded) == (size == "large")
         rows[size] = set((tmp_path / f"o-{size}" / "path.tsv").read_text().splitlines())
     assert {"a\tb", "b\tc d", "a\tc d", "<x>\t1.5", "n0\tm0"} <= rows["small"] <= rows["large"]
+
+
+def test_the_command_line_asks_for_one_blas_thread_unless_told(monkeypatch):
+    """OpenBLAS's thread pool costs a run ~40 ms (docs/design.md); a caller's own setting is kept."""
+    from deltalog import cli
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    cli._one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    cli._one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
