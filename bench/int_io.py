@@ -1,14 +1,16 @@
-"""CPU of writing a relation of ints as TSV in a fresh process: NumPy (io/int_columns.py) vs importing Polars.
+"""Writing a relation of ints as TSV in a fresh process: NumPy (io/int_columns.py) vs importing Polars.
 
     PYTHONPATH=src python bench/int_io.py 100000 300000 1000000 2000000
 
-For each row count (2 random int columns below 2,000), three fresh processes each way; prints the
-child's CPU seconds (``time.process_time``: all its threads) for the write alone,
-the import included. This fixed io/writers.NUMPY_WRITE_CELLS (docs/design.md).
+For each row count (2 random int columns below 2,000), five fresh processes each way, interleaved;
+prints the median of the child's wall seconds and of its CPU seconds (``time.process_time``: all
+its threads; Polars writes with several) for the write alone, the import included. This fixed
+io/writers.NUMPY_WRITE_CELLS (docs/design.md).
 """
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 
@@ -21,24 +23,29 @@ rng = np.random.default_rng(1)
 n = int(sys.argv[2])
 table = IntTable([rng.integers(0, 2000, n), rng.integers(0, 2000, n)])
 writers.NUMPY_WRITE_CELLS = 1 << 62   # the way is chosen here, not by the threshold being measured
-start = time.process_time()
+start, wall = time.process_time(), time.perf_counter()
 if sys.argv[1] == "polars":
     import polars   # its import is part of that way's cost
     table = table.to_polars()
 writers._write(table, Path("/tmp/int_io.tsv"), "tsv")
-print(time.process_time() - start)
+print(time.perf_counter() - wall, time.process_time() - start)
 """
 
 
-def cpu(way: str, rows: int) -> float:
+def timed(way: str, rows: int) -> tuple[float, float]:
     out = subprocess.run([sys.executable, "-c", CHILD, way, str(rows)], capture_output=True, text=True, check=True)
-    return float(out.stdout)
+    wall, cpu = map(float, out.stdout.split())
+    return wall, cpu
 
 
 def main() -> None:
     for rows in map(int, sys.argv[1:] or ["100000", "1000000"]):
-        samples = {way: [cpu(way, rows) for _ in range(3)] for way in ("numpy", "polars")}
-        print(rows, " ".join(f"{way} {' / '.join(f'{s:.3f}' for s in v)}" for way, v in samples.items()))
+        samples: dict[str, list[tuple[float, float]]] = {"numpy": [], "polars": []}
+        for _ in range(5):
+            for way in samples:
+                samples[way].append(timed(way, rows))
+        print(rows, " ".join(f"{way} wall {statistics.median(w for w, _ in v):.3f} cpu "
+                              f"{statistics.median(c for _, c in v):.3f}" for way, v in samples.items()))
 
 
 if __name__ == "__main__":

@@ -87,9 +87,16 @@ def test_declared_types_choose_the_reader(tmp_path):
         assert same(table, read_table(tmp_path / "e.tsv", decl=decls[name]))
 
 
-@given(st.lists(st.tuples(st.integers(-2**63, 2**63 - 1), st.integers(-2**63, 2**63 - 1)), min_size=1, max_size=30),
+@given(st.lists(st.tuples(st.integers(-2**63, 2**63 - 1), st.integers(-2**63, 2**63 - 1)), min_size=1, max_size=30)
+       | st.lists(st.tuples(st.integers(-20, 20), st.integers(0, 10**6)), min_size=1, max_size=80),
        st.sampled_from(["\t", ","]))
 @example([(0, -2**63), (2**63 - 1, -1), (10, -10)], "\t")
+@example([(10, 99), (55, 12)], "\t")               # every cell as wide as its column: no padding byte
+@example([(-10, -5), (-99, -7), (-12, -100)], ",")  # all negative, of one and of several widths
+@example([(0, 100), (0, 1000000), (9, 10)], "\t")   # zeros inside and at the end of a value, and 0 itself
+@example([(10**18, -(10**17)), (1, 2**32)], "\t")    # beyond 32 bits
+@example([(i % 13 - 6, 95 + i % 9) for i in range(60)], "\t")   # narrow ranges: texts made once, gathered
+@example([(2**63 - 1 - i % 3, -(2**63) + i % 2) for i in range(30)], ",")   # narrow ranges at the int64 ends
 def test_int_columns_are_written_as_polars_writes_them(rows, separator):
     table = IntTable([np.array([r[0] for r in rows], np.int64), np.array([r[1] for r in rows], np.int64)])
     expected = table.to_polars().write_csv(include_header=False, separator=separator).encode()

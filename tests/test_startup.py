@@ -5,6 +5,7 @@ Checked through ``sys.modules`` in a fresh interpreter, not by timing."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -76,9 +77,31 @@ def test_a_run_over_int_files_loads_no_polars(tmp_path):
     out = tmp_path / "out"
     assert loaded_by("run", "examples/transitive/program.dl", "--out", str(out)) == ["numpy"]
     assert (out / "path.tsv").read_text().splitlines()[:2] == ["1\t2", "2\t3"]
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    (facts / "edge.tsv").write_text("a\tb\nb\tc\n")
+
+
+def test_a_run_over_small_text_files_loads_no_polars_and_a_large_one_does(tmp_path):
+    """A small file of text cells is read, and its small relations written, in Python (io/text_table.py);
+    a text file above SMALL_TEXT_BYTES is read by Polars. Both write the same rows."""
+    from deltalog.io.text_table import SMALL_TEXT_BYTES
     program = tmp_path / "p.dl"
     program.write_text("path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n")
-    assert "polars" in loaded_by("run", str(program), "--facts", str(facts), "--out", str(tmp_path / "o2"))
+    rows = {}
+    for size, edges in (("small", 3), ("large", SMALL_TEXT_BYTES // 10)):
+        facts = tmp_path / size
+        facts.mkdir()
+        (facts / "edge.tsv").write_text("a\tb\nb\t\"c d\"\n<x>\t1.5\n" + "".join(f"n{i}\tm{i}\n" for i in range(edges)))
+        loaded = loaded_by("run", str(program), "--facts", str(facts), "--out", str(tmp_path / f"o-{size}"))
+        assert ("polars" in loaded) == (size == "large")
+        rows[size] = set((tmp_path / f"o-{size}" / "path.tsv").read_text().splitlines())
+    assert {"a\tb", "b\tc d", "a\tc d", "<x>\t1.5", "n0\tm0"} <= rows["small"] <= rows["large"]
+
+
+def test_the_command_line_asks_for_one_blas_thread_unless_told(monkeypatch):
+    """OpenBLAS's thread pool costs a run ~40 ms (docs/design.md); a caller's own setting is kept."""
+    from deltalog import cli
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    cli._one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    cli._one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"

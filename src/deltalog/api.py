@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from deltalog.algorithms.context import Reasoning, Stats
-from deltalog.algorithms.maintain import UpdateResult, apply_update
 from deltalog.algorithms.offload import default_policy
 from deltalog.algorithms.seminaive import materialise_or_roll_back
 from deltalog.analysis import analyse
@@ -37,6 +36,7 @@ from deltalog.syntax.ast import Program, Variable
 
 if TYPE_CHECKING:   # Polars is imported where a frame is made: a run over int files never needs it
     import polars as pl
+    from deltalog.algorithms.maintain import UpdateResult
 
 __all__ = ["Reasoner", "Summary", "as_table", "read_program"]
 
@@ -156,6 +156,7 @@ class Reasoner(FactLoading):
         self.reasoning.budget = self.limits.budget(self.fact_count)
         try:
             with recursion_headroom():
+                from deltalog.algorithms.maintain import apply_update   # a run that updates nothing skips its imports
                 result = apply_update(self.reasoning, add_tables, delete_tables, algorithm,
                                       check=self._check_derived)
         finally:

@@ -130,7 +130,8 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
 def combine(name: str, tables: list[tuple[Path, Any]], arity: int | None) -> Any:
     """Concatenate the files of one predicate; empty files of unknown arity add nothing, and when
     every file is such, the result is None (zero facts, no relation) or, with ``arity``, an empty table.
-    IntTables stay one when every file is one (else they join the others as DataFrames)."""
+    One file's table is kept as it is; IntTables stay one when every file is one (else they join the
+    others as DataFrames)."""
     known = [(file, df) for file, df in tables if df.width or df.height]
     if not known:
         from deltalog.io.readers import empty_table
@@ -139,8 +140,10 @@ def combine(name: str, tables: list[tuple[Path, Any]], arity: int | None) -> Any
     if len(widths) > 1:
         files = ", ".join(f"{file.name} ({df.width})" for file, df in known)
         raise InputError(f"files of predicate {name!r} have different arities: {files}", NO_SPAN)
+    if len(known) == 1:
+        return known[0][1]
     if all(isinstance(df, IntTable) for _, df in known):
-        return known[0][1] if len(known) == 1 else concat([df for _, df in known])
+        return concat([df for _, df in known])
     return _concat_frames([as_polars(df) for _, df in known])
 
 

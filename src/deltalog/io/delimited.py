@@ -8,11 +8,8 @@ form (``io/cells.py``) or by a ``@decl`` (``io/declared.py``).
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from functools import partial
-from pathlib import Path
 
 import polars as pl
 
@@ -21,6 +18,7 @@ from deltalog.io.cells import classify
 from deltalog.storage.values import FLOAT, INT, UnrepresentableValue
 from deltalog.io.declared import BadCell, text_column
 from deltalog.io.formats import DIALECTS, Dialect
+from deltalog.io.text_rows import read_bytes, rows, text_columns
 from deltalog.syntax.ast import Declaration, Span
 
 SAMPLE_BYTES, SAMPLE_ROWS = 1 << 16, 1000
@@ -32,45 +30,13 @@ __all__ = ["DIALECTS", "Dialect", "empty_table", "read_delimited"]
 def read_delimited(path: str | os.PathLike, dialect: Dialect, arity: int | None,
                    decl: Declaration | None = None) -> pl.DataFrame:
     """One text file in ``dialect`` (see ``deltalog.io.readers.read_table``)."""
-    data = _read_bytes(path)
+    data = read_bytes(path)
     typing = None if decl is None else partial(_type_declared, decl=decl, data=data, dialect=dialect)
     return _read_text(data, str(path), dialect, arity, typing)
 
 
-def _read_bytes(path: str | os.PathLike) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"no such file: {path}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-
-
 def empty_table(arity: int | None) -> pl.DataFrame:
     return pl.DataFrame(schema={f"c{i}": pl.String for i in range(arity or 0)})
-
-
-def _ragged(file: str, line: int, fields: int, expected: int) -> InputError:
-    return InputError(f"row has {fields} fields, expected {expected}", Span(file, line, 1))
-
-
-def _rows(text: str, dialect: Dialect, file: str):
-    """(1-based line, fields) of every non-blank row of ``text``; a header row is included."""
-    if dialect.quote is None:
-        for number, line in enumerate(text.split("\n"), 1):
-            line = line.removesuffix("\r")
-            if line:
-                yield number, line.split(dialect.separator)
-        return
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.separator, quotechar=dialect.quote)
-    start = 1
-    try:
-        for fields in reader:
-            if fields:
-                yield start, fields
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise InputError(f"malformed CSV row: {exc}", Span(file, start, 1)) from None
 
 
 def _sample(data: bytes, dialect: Dialect, file: str) -> tuple[list[tuple[int, list[str]]], int]:
@@ -79,15 +45,15 @@ def _sample(data: bytes, dialect: Dialect, file: str) -> tuple[list[tuple[int, l
     end = len(data) if len(data) <= SAMPLE_BYTES else data.rfind(b"\n", 0, SAMPLE_BYTES) + 1
     if end <= 0:
         end = data.find(b"\n") + 1 or len(data)
-    rows: list[tuple[int, list[str]]] = []
+    sample: list[tuple[int, list[str]]] = []
     try:
-        for row in _rows(data[:end].decode("utf-8-sig", errors="replace"), dialect, file):
-            rows.append(row)
-            if len(rows) > SAMPLE_ROWS:
+        for row in rows(data[:end].decode("utf-8-sig", errors="replace"), dialect, file):
+            sample.append(row)
+            if len(sample) > SAMPLE_ROWS:
                 break
     except InputError:
         pass  # a quoted field running past the sample: the full read decides
-    return rows, end
+    return sample, end
 
 
 def _read_text(data: bytes, file: str, dialect: Dialect, arity: int | None, typing=None) -> pl.DataFrame:
@@ -130,23 +96,8 @@ def _read_polars(data: bytes, dialect: Dialect, schema: dict) -> pl.DataFrame | 
 
 def _read_python(data: bytes, file: str, dialect: Dialect, arity: int | None) -> pl.DataFrame:
     """The slow, exact path (blank lines, empty cells, errors): parse every row in Python."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError("file is not valid UTF-8", Span(file, line, 1)) from None
-    rows = _rows(text, dialect, file)
-    if dialect.header:
-        next(rows, None)
-    columns: list[list[str]] | None = None if arity is None else [[] for _ in range(arity)]
-    for line, fields in rows:
-        if columns is None:
-            arity, columns = len(fields), [[] for _ in fields]
-        if len(fields) != arity:
-            raise _ragged(file, line, len(fields), len(columns))
-        for column, cell in zip(columns, fields):
-            column.append(cell)
-    return pl.DataFrame({f"c{j}": pl.Series(col, dtype=pl.String) for j, col in enumerate(columns or [])})
+    columns = text_columns(data, file, dialect, arity)
+    return pl.DataFrame({f"c{j}": pl.Series(col, dtype=pl.String) for j, col in enumerate(columns)})
 
 
 def _type_by_form(df: pl.DataFrame, file: str) -> pl.DataFrame:
@@ -185,10 +136,10 @@ def _type_declared(df: pl.DataFrame, file: str, *, decl: Declaration, data: byte
 
 def _locate(data: bytes, dialect: Dialect, file: str, row: int, field: int) -> tuple[int, int, int]:
     """(line, 1-based character column, width) of a data row's field: the file is scanned again (errors only)."""
-    rows = _rows(data.decode("utf-8-sig", errors="replace"), dialect, file)
+    parsed = rows(data.decode("utf-8-sig", errors="replace"), dialect, file)
     if dialect.header:
-        next(rows, None)
-    for index, (line, fields) in enumerate(rows):
+        next(parsed, None)
+    for index, (line, fields) in enumerate(parsed):
         if index == row:
             text = data.decode("utf-8-sig", errors="replace").split("\n")[line - 1]
             return line, _field_start(text, dialect, field), max(1, len(fields[field]))

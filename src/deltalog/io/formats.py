@@ -1,7 +1,8 @@
 """Fact file formats by name and extension, and the one entry that reads a file without Polars when it can.
 
 Kept free of Polars and PyArrow: ``read_decoded`` gives a file of canonical ints as an IntTable
-(io/int_columns.py) and imports the general readers only for other files (start-up time, issue 15).
+(io/int_columns.py), a small text file as a TextTable (io/text_table.py), and imports the general
+readers only for other files (start-up time, issue 15).
 """
 
 from __future__ import annotations
@@ -39,25 +40,46 @@ DIALECTS = {
 def read_decoded(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None,
                  decl=None) -> Any:
     """``deltalog.io.readers.read_table``'s table, except that a headerless text file of canonical
-    ints comes back as an IntTable, read without importing Polars; the same values either way."""
-    dialect = _int_dialect(path, format, decl)
+    ints comes back as an IntTable and a small text file (typed by form) as a TextTable
+    (io/text_table.py), both read without importing Polars; the same values either way."""
+    dialect = _text_dialect(path, format)
     if dialect is not None:
-        table = _read_ints(path, dialect, decl.arity if decl is not None else arity)
-        if table is not None:
-            return table
+        arity = decl.arity if decl is not None else arity
+        if not dialect.header and _ints_allowed(decl):
+            table = _read_ints(path, dialect, arity)
+            if table is not None:
+                return table
+        if decl is None or (decl.arity and all(t == "any" for t in decl.types)):
+            small = _read_small(path, dialect, arity)
+            if small is not None:
+                return small
     from deltalog.io.readers import read_table
     return read_table(path, format=format, arity=arity, decl=decl)
 
 
-def _int_dialect(path: str | os.PathLike, format: str | None, decl) -> Dialect | None:
-    """The dialect of a file the int reader may take: one headerless text file whose declared types
-    (if any) read a canonical int as that int."""
+def _text_dialect(path: str | os.PathLike, format: str | None) -> Dialect | None:
+    """The dialect of one text file (None for other formats, directories and globs)."""
     dialect = DIALECTS.get(format or TABLE_SUFFIXES.get(Path(path).suffix.lower(), ""))
-    if dialect is None or dialect.header or not Path(path).is_file():
+    return dialect if dialect is not None and Path(path).is_file() else None
+
+
+def _ints_allowed(decl) -> bool:
+    """Whether the declared types (if any) read a canonical int cell as that int."""
+    return decl is None or (bool(decl.arity) and all(t in INT_TYPES for t in decl.types))
+
+
+def _read_small(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> Any:
+    """The TextTable of a small file while Polars is not loaded, else None (also when it cannot be
+    read: the general reader says why)."""
+    from deltalog.io.text_table import SMALL_TEXT_BYTES, read_small_text, small_enough
+    try:
+        if not small_enough(os.path.getsize(path), SMALL_TEXT_BYTES):
+            return None
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
         return None
-    if decl is not None and (not decl.arity or any(t not in INT_TYPES for t in decl.types)):
-        return None
-    return dialect
+    return read_small_text(data, str(path), dialect, arity)
 
 
 def _read_ints(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> IntTable | None:

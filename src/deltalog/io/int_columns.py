@@ -14,6 +14,7 @@ cell and reports bad input by file, line and column, so the two paths give the s
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,8 +51,11 @@ class IntTable:
 
 
 def as_polars(table: Any) -> pl.DataFrame:
-    """A decoded table as a Polars DataFrame (an IntTable converted, a DataFrame as it is)."""
-    return table.to_polars() if isinstance(table, IntTable) else table
+    """A decoded table as a Polars DataFrame (an IntTable or a TextTable converted, a DataFrame as it is)."""
+    text_tables = sys.modules.get("deltalog.io.text_table")   # not loaded: there is no TextTable to convert
+    if isinstance(table, IntTable) or (text_tables is not None and isinstance(table, text_tables.TextTable)):
+        return table.to_polars()
+    return table
 
 
 def concat(tables: list[IntTable]) -> IntTable:
@@ -132,43 +136,59 @@ def int_cells_bytes(table: IntTable, separator: str) -> bytes:
     """The rows of an IntTable as text: decimal cells joined by ``separator``, one line each.
 
     Every row is first laid out in a fixed-width byte matrix (each cell right-aligned in its
-    column's widest width, then its terminator); a mask of the bytes in use, read in row order,
-    is the file. Contiguous passes only: no scatter into the output."""
+    column's widest width, padded on the left with zero bytes, then its terminator); its nonzero
+    bytes, read in row order, are the file (when no cell is padded, the matrix as it is).
+    Contiguous passes only: no scatter into the output."""
     if table.height == 0 or table.width == 0:
         return b""
-    blocks = [_right_aligned(a) for a in table.arrays]
+    blocks = [_column_text(a) for a in table.arrays]
     layout = np.empty((table.height, sum(b.shape[1] + 1 for b, _ in blocks)), np.uint8)
-    used = np.empty(layout.shape, bool)
     at = 0
-    for j, (block, width) in enumerate(blocks):
+    for j, (block, _) in enumerate(blocks):
         span = block.shape[1]
         layout[:, at:at + span] = block
-        np.greater_equal(np.arange(span), (span - width)[:, None], out=used[:, at:at + span])
         layout[:, at + span] = _LINE if j == len(blocks) - 1 else ord(separator)
-        used[:, at + span] = True
         at += span + 1
-    return layout[used].tobytes()
+    if not any(padded for _, padded in blocks):
+        return layout.tobytes()
+    return layout[layout != 0].tobytes()
+
+
+def _column_text(values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``_right_aligned`` of a column; when its values span a range much smaller than the column (ids,
+    counters: the usual int column), the texts of the range are made once and gathered row by row."""
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo >= values.size // 4:
+        return _right_aligned(values)
+    text, padded = _right_aligned(np.arange(lo, hi + 1, dtype=np.int64))
+    rows = np.ascontiguousarray(text).view(f"V{text.shape[1]}").ravel()   # one fixed-size item a text
+    return rows[values - lo].view(np.uint8).reshape(values.size, text.shape[1]), padded
 
 
 _POWERS = np.array([10**k for k in range(1, 20)], np.uint64)   # a magnitude's digits: 1 + powers it reaches
 
 
-def _right_aligned(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(text, width): each value's decimal text right-aligned in a row of a uint8 matrix, and its width."""
+def _right_aligned(values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """(text, padded): each value's decimal text right-aligned in a row of a uint8 matrix, zero bytes
+    before it; whether any row has such padding (a shorter value, or a sign in the column but not the row)."""
     negative = values < 0
     magnitude = np.abs(values).astype(np.uint64)   # abs(-2**63) wraps to 2**63 as uint64: still exact
     widest = int(magnitude.max())
-    digits = np.searchsorted(_POWERS, magnitude, side="right") + 1
     places = len(str(widest))
     sign = int(bool(negative.any()))
     text = np.empty((values.size, places + sign), np.uint8)
     rest = magnitude.astype(np.uint32) if widest < 2**32 else magnitude   # 32-bit division is faster
     ten = rest.dtype.type(10)
-    for place in range(1, places + 1):   # the least significant digit first
-        quotient = rest // ten
-        np.add(rest - quotient * ten, _ZERO, out=text[:, -place], casting="unsafe")
+    quotient = rest // ten
+    np.add(rest - quotient * ten, _ZERO, out=text[:, -1], casting="unsafe")   # the units: always written
+    for place in range(2, places + 1):   # then each place, a zero byte where the value has no such digit
         rest = quotient
+        quotient = rest // ten
+        digit = (rest - quotient * ten).astype(np.uint8) + np.uint8(_ZERO)
+        np.multiply(digit, rest != 0, out=text[:, -place], casting="unsafe")
     if sign:
+        text[:, 0] = 0
         rows = np.flatnonzero(negative)
-        text[rows, text.shape[1] - 1 - digits[rows]] = _MINUS
-    return text, digits + negative
+        digits = np.searchsorted(_POWERS, magnitude[rows], side="right") + 1
+        text[rows, text.shape[1] - 1 - digits] = _MINUS
+    return text, bool(sign or len(str(int(magnitude.min()))) < places)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 import sys
 import tempfile
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import InputError
 from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes
+from deltalog.io.text_table import TextTable, text_table_bytes
 from deltalog.storage.values import STRING
 
 if TYPE_CHECKING:   # imported where a frame is written: a relation of ints is written without it
@@ -90,10 +90,12 @@ def _check_tsv(df: pl.DataFrame) -> None:
 
 
 WRITE_CHUNK_ROWS = 1 << 18
-NUMPY_WRITE_CELLS = 3_000_000
+NUMPY_WRITE_CELLS = 8_000_000
 """Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet. Measured in a
-fresh process (``bench/int_io.py``, docs/design.md): NumPy ~50 ns a cell, Polars' import and writer
-~0.11 s + ~25 ns a cell: even at 3M cells (0.15 s each way) NumPy is no dearer."""
+fresh process by wall time (``bench/int_io.py``: Polars writes with two threads; docs/design.md): rows
+of 2 ids, NumPy 0.15 / 0.20 / 0.33 / 0.59 s at 2M / 3M / 5M / 8M rows, Polars' import + write
+0.22 / 0.29 / 0.38 / 0.35 s: they meet near 5M rows (a column of wide-ranging values costs NumPy
+more: a division per digit place instead of gathered texts), so 4M rows of 2."""
 
 
 def _numpy_writes(table: IntTable) -> bool:
@@ -102,11 +104,15 @@ def _numpy_writes(table: IntTable) -> bool:
 
 def _write(table: pl.DataFrame | IntTable, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:
     """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are);
-    an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), the same bytes Polars writes."""
+    an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), a TextTable in Python
+    (io/text_table.py), the same bytes Polars writes."""
     if isinstance(table, IntTable) and fmt in ("tsv", "facts", "csv") and _numpy_writes(table):
         with path.open("wb") as file:   # in slices: the text matrices of a slice stay in cache and are reused
             for chunk in table.row_chunks(WRITE_CHUNK_ROWS):
                 file.write(int_cells_bytes(chunk, "," if fmt == "csv" else "\t"))
+        return
+    if isinstance(table, TextTable) and fmt in ("tsv", "facts", "csv"):
+        path.write_bytes(text_table_bytes(table, fmt))
         return
     import polars as pl
     df = as_polars(table)
@@ -142,7 +148,7 @@ def write_table(df: pl.DataFrame | Any, path: str | os.PathLike, *, format: str 
     (it would be a blank line, which readers skip); CSV quotes it.
     """
     fmt, path = _format(format), Path(path)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"  # created by the writer: usual permissions
+    tmp = path.parent / f".{path.name}.{os.urandom(8).hex()}.tmp"  # created by the writer: usual permissions
     try:
         _write(df, tmp, fmt)
         os.replace(tmp, path)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from deltalog.analysis.hypergraph import rule_decomposition
 from deltalog.analysis.normalise import atom_variables
 
 if TYPE_CHECKING:
@@ -42,6 +41,7 @@ def rule_path(info: RuleInfo, mode: str) -> str:
         return STANDARD_PATH
     if mode == "all":
         return HD_PATH
+    from deltalog.analysis.hypergraph import rule_decomposition   # only "auto" decomposes (start-up time)
     decomposition = rule_decomposition(info)
     return HD_PATH if decomposition.complex or _projects_early(info, decomposition) else STANDARD_PATH
 
@@ -64,6 +64,8 @@ def rule_paths(program: AnalysedProgram, mode: str) -> dict[str, str]:
 
 def choose_planners(program: AnalysedProgram, mode: str) -> dict[str, Planner]:
     """Per rule id, the planner of the rules on the hypertree path (the others use the default)."""
+    if mode == "off":
+        return {}   # no rule on the hypertree path, and no need to import its planner
     from deltalog.plan.hypertree import YannakakisPlanner
     planner = YannakakisPlanner(guarded=mode == "auto")
     return {rule: planner for rule, path in rule_paths(program, mode).items() if path == HD_PATH}

@@ -50,6 +50,7 @@ _INT_RE, _FLOAT_RE = re.compile(INT_PATTERN), re.compile(FLOAT_PATTERN)
 _CANONICAL_INT, _CANONICAL_FLOAT = re.compile(CANONICAL_INT), re.compile(CANONICAL_FLOAT)
 _IRI_CELL, _QUOTED_CELL, _LITERAL_CELL = re.compile(IRI_CELL), re.compile(QUOTED_CELL), re.compile(LITERAL_CELL)
 _LANGUAGE = re.compile(LANGUAGE_TAG)
+_TYPED_STARTS = frozenset('-0123456789<"')   # how an int, a float, an IRI, a literal or a quoted string starts
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPES = {v[1]: k for k, v in _ESCAPES.items()}
 
@@ -79,6 +80,8 @@ def parse_cell(text: str) -> tuple[str, object]:
     An int beyond 64 bits written canonically is refused (UnrepresentableValue) rather than
     turned into a float or a string.
     """
+    if text[:1] not in _TYPED_STARTS:
+        return "string", text   # the usual name: no other form starts so (io/cells.NOT_PLAIN, column-wise)
     if _CANONICAL_INT.fullmatch(text):
         value = int(text)
         if not INT64_MIN <= value <= INT64_MAX:
@@ -162,7 +165,7 @@ def format_value(kind: str, value: Value) -> str:
 
 
 def _reads_as_itself(text: str) -> bool:
-    if text == "" or any(c in text for c in "\t\n\r"):
+    if text == "" or "\t" in text or "\n" in text or "\r" in text:
         return False
     try:
         return parse_cell(text) == ("string", text)

@@ -164,6 +164,9 @@ def _reach_bitset(es: np.ndarray, ed: np.ndarray, m: int, cyclic: np.ndarray) ->
             if level.size == 1:   # long paths: one node per level
                 v = int(level[0])
                 targets = ed[off[v]:off[v + 1]]
+                if targets.size == 1:   # a link of a chain: the target's row and the target's own bit
+                    _follow(reach, v, int(targets[0]), lo, hi)
+                    continue
                 rows = reach[targets]
                 _set_bits(rows, np.arange(targets.size), targets, lo, hi)
                 reach[v] = np.bitwise_or.reduce(rows, axis=0)
@@ -179,6 +182,14 @@ def _reach_bitset(es: np.ndarray, ed: np.ndarray, m: int, cyclic: np.ndarray) ->
         own = np.flatnonzero(cyclic)
         _set_bits(reach, own, own, lo, hi)
         yield lo, 0, reach
+
+
+def _follow(reach: np.ndarray, v: int, t: int, lo: int, hi: int) -> None:
+    """reach[v] = reach[t] | bit t, for a node v whose one edge goes to t (scalar work, no index arrays:
+    a chain has one such level a node)."""
+    reach[v] = reach[t]
+    if lo <= t >> 6 < hi:
+        reach[v, (t >> 6) - lo] |= np.uint64(1 << (t & 63))
 
 
 def _set_bits(rows: np.ndarray, at: np.ndarray, bits: np.ndarray, lo: int, hi: int) -> None:

@@ -22,7 +22,6 @@ from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
 from deltalog.backends.local.closure import component_pairs, transitive_closure
-from deltalog.backends.local.closure_diff import closure_difference, reaches
 from deltalog.backends.local.membership import dense_check
 
 CHUNK_ROWS = 1 << 18
@@ -395,6 +394,7 @@ def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Fr
             return iter(())
     x, y, _ = _closure_input(node.edges, None, ctx)
     ox, oy, _ = _closure_input(node.other, None, ctx)
+    from deltalog.backends.local.closure_diff import closure_difference   # maintenance only (start-up time)
     return _pair_frames(node, closure_difference(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
 
 
@@ -405,6 +405,7 @@ def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
         return iter(())
     x, y, _ = _closure_input(node.edges, None, ctx)
     a, b = (pairs.columns[c] for c in node.pairs.columns)
+    from deltalog.backends.local.closure_diff import reaches   # maintenance only (start-up time)
     return iter((pairs.select(node.columns).take(reaches(x, y, a, b)),))
 
 
