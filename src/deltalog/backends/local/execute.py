@@ -39,6 +39,7 @@ class Context:
     writing: str | None = None   # the relation the running statement inserts into or deletes from
     _constants: dict = field(default_factory=dict)
     _distinct: dict = field(default_factory=dict)   # Distinct node -> its rows, for plans that share one
+    set_projects: frozenset[int] = frozenset()   # ids of Projects whose duplicates may go (compose.set_projects)
 
     def constant_id(self, lit: ir.Lit, *, create: bool = False) -> int:
         """The id of a constant (-1 if unknown and not created: it then matches nothing)."""
@@ -312,6 +313,12 @@ def bind_frame(node: ir.Bind, frame: Frame, ctx: Context) -> Frame:
 
 @stream.register
 def _project(node: ir.Project, ctx: Context) -> Iterator[Frame]:
+    if id(node) in ctx.set_projects and (chain := compose.chain_of(node, ctx.writing)) is not None:
+        return compose.compose(chain, ctx)
+    return _project_rows(node, ctx)
+
+
+def _project_rows(node: ir.Project, ctx: Context) -> Iterator[Frame]:
     used = tuple(dict.fromkeys(t.name for _, t in node.outputs if isinstance(t, ir.Col)))
     source = join_frames(node.input, ctx, used) if isinstance(node.input, ir.Join) else stream(node.input, ctx)
     for frame in source:
@@ -407,3 +414,4 @@ def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
 
 
 from deltalog.backends.local import witness  # noqa: E402,F401  (registers Witnessed: early-stop existence)
+from deltalog.backends.local import compose  # noqa: E402  (two-atom chains inserted as sets, by bitsets)

@@ -1,0 +1,284 @@
+"""Two-atom chains inserted as sets: π_{a,b}(L(a, k) ⋈ R(k, b)) as ORs of bitsets over b.
+
+DRed's overdeletion of a dense composition such as RS2's ``p25(X, Z) :- p11(X, Y), p12(Y, Z),
+not p5(Y, Z)`` enumerates every instance through a deleted fact (0.3M-1.4M instances for ~139k
+distinct candidates per update of 100 facts), and the insert then sorts them away again. A
+scratch or head relation is a set, so only the distinct pairs matter: reading R once per distinct
+join value into a bit row over b's distinct values, each left row ORs one bit row into its a's
+group (``bitwise_or.reduceat``) and the groups unpack to the distinct pairs, at |L| * |b| / 64
+word operations instead of one gather per instance (the composition of boolean matrices of
+Ullman and Yannakakis's transitive-closure work; 003 section 5 uses the same bitsets for closures).
+
+``compose_plan`` recognises the shape, a Project onto (a, b) over semi/anti-joins over a Join on
+one column whose right side is a binary scan, when the backend inserts the plan's rows into a set
+(backend.insert marks those Projects: ``set_projects``; a Project under an aggregate keeps its
+multiplicities). Checks on L's columns filter L, checks on R's columns filter R's rows, so the
+result is the plan's rows without duplicates; the metrics count the instances the join would
+have produced (per join value, R's matching rows times L's rows). When the bitsets would not pay
+(b's values too many for the rows, ``DENSE_RATIO``) the same filtered rows are joined by sorting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+
+from deltalog.plan import ir
+from deltalog.backends.local.execute import (CHUNK_ROWS, Context, exists_check, lookup_for, materialise,
+                                             matched_rows, slices_by_output)
+from deltalog.backends.local.frame import Frame
+from deltalog.storage.dictionary import sorted_unique, unique_inverse
+
+DENSE_RATIO = 8
+"""The bitsets run when their work (words ORed, bits unpacked) is below this many times fewer than the instances."""
+BLOCK = 1 << 24
+"""Bits (or bytes) per block of bit rows: groups are unpacked a block at a time to keep memory flat."""
+WITNESS_READS = 4
+"""R's and S's rows (whole views) at most this many times the candidates: else the search probes them."""
+WITNESS_WORDS = 32
+"""Words of k per candidate at most (the search costs about one probe of each index per candidate)."""
+SET_PARENTS = (ir.SemiJoin, ir.AntiJoin, ir.Union_, ir.Filter, ir.Distinct)
+
+
+@dataclass
+class Chain:
+    """The parts of π_{a,b}(checks(L(a, k, ...) ⋈ R(k, b)))."""
+
+    project: ir.Project
+    join: ir.Join
+    a: str
+    b: str
+    left_checks: list[ir.SemiJoin | ir.AntiJoin]
+    right_checks: list[ir.SemiJoin | ir.AntiJoin]
+
+
+def set_projects(plan: ir.Node) -> frozenset[int]:
+    """Ids of the Projects whose rows reach the plan's output as a set (through filters, semi/anti-joins'
+    left sides, unions and Distinct): their duplicates may go."""
+    found: set[int] = set()
+    stack = [plan]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ir.Project):
+            found.add(id(node))
+        elif isinstance(node, (ir.SemiJoin, ir.AntiJoin)):
+            stack.append(node.left)
+        elif isinstance(node, SET_PARENTS):
+            stack.extend(node.children())
+    return frozenset(found)
+
+
+def chain_of(node: ir.Project, writing: str | None) -> Chain | None:
+    """The chain's parts if ``node`` has the shape (module docstring), else None."""
+    names = [t.name for _, t in node.outputs if isinstance(t, ir.Col)]
+    if len(names) != 2 or len(node.outputs) != 2 or names[0] == names[1]:
+        return None
+    checks: list[ir.SemiJoin | ir.AntiJoin] = []
+    below = node.input
+    while isinstance(below, (ir.SemiJoin, ir.AntiJoin)):
+        checks.append(below)
+        below = below.left
+    if not isinstance(below, ir.Join) or len(below.on) != 1 or not _binary_scan(below.right, below.on[0]):
+        return None
+    if writing is not None and _reads(node, writing):
+        return None
+    key, b = below.on[0], next(c for c in below.right.columns if c != below.on[0])
+    a = next((n for n in names if n != b), None)
+    if b not in names or a is None or a not in below.left.columns or a == key:
+        return None
+    left, right = set(below.left.columns), {key, b}
+    if not all(set(c.on) <= left or set(c.on) <= right for c in checks):
+        return None
+    return Chain(node, below, a, b, [c for c in checks if set(c.on) <= left],
+                 [c for c in checks if not set(c.on) <= left])
+
+
+def _binary_scan(node: ir.Node, key: str) -> bool:
+    return isinstance(node, ir.Scan) and len(node.terms) == 2 and all(isinstance(t, ir.Col) for t in node.terms) \
+        and len(node.columns) == 2 and key in node.columns
+
+
+def _reads(node: ir.Node, relation: str) -> bool:
+    if isinstance(node, ir.Scan):
+        return node.relation == relation
+    return any(_reads(c, relation) for c in node.children())
+
+
+def _checked(frame: Frame, checks: list[ir.SemiJoin | ir.AntiJoin], ctx: Context) -> Frame:
+    for check in checks:
+        if frame.length:
+            found = exists_check(check, ctx)(frame)
+            frame = frame.take(found if isinstance(check, ir.SemiJoin) else ~found)
+    return frame
+
+
+def compose(chain: Chain, ctx: Context) -> Iterator[Frame]:
+    """The chain's distinct (a, b) rows, by bitsets when they pay, else by a sort join."""
+    join = chain.join
+    key = join.on[0]
+    left = _checked(materialise(join.left, ctx), chain.left_checks, ctx)
+    if not left.length:
+        return
+    keys, at = unique_inverse(left.columns[key])
+    lookup = lookup_for(join.right, join.on, ctx)
+    probe = lookup.probe(Frame({key: keys}, keys.size), ctx)
+    probe_idx, rows = probe.expand(0, keys.size)
+    named, keep = matched_rows(lookup, Frame({key: keys}, keys.size), rows, probe_idx, ctx, {chain.b})
+    ctx.count(join.label, int(np.bincount(probe_idx[keep], minlength=keys.size)[at].sum()))
+    right = _checked(Frame({key: keys[probe_idx[keep]], "#at": probe_idx[keep], chain.b: named[chain.b][keep]},
+                           int(keep.sum())), chain.right_checks, ctx)
+    per_key = np.bincount(right.columns["#at"], minlength=keys.size)
+    instances = int(per_key[at].sum())
+    ctx.count(chain.project.label, instances)
+    if not instances:
+        return
+    a, r_at, r_b = left.columns[chain.a], right.columns["#at"], right.columns[chain.b]
+    values, b_at = unique_inverse(r_b)
+    groups = sorted_unique(a).size
+    words = -(-values.size // 64)
+    work = left.length * words + (groups + keys.size) * values.size // 8   # ORs, then flags set and unpacked
+    pairs = _by_bitsets(a, at, r_at, values, b_at, keys.size) if work * DENSE_RATIO < instances else \
+        _by_sorting(a, at, r_at, r_b, keys.size)
+    for x, y in pairs:
+        yield Frame({name: x if t.name == chain.a else y for name, t in chain.project.outputs
+                     if isinstance(t, ir.Col)}, x.size)
+
+
+def _by_bitsets(a: np.ndarray, at: np.ndarray, r_at: np.ndarray, values: np.ndarray, b_at: np.ndarray,
+                keys: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Bit rows of R per join value over b's distinct ``values``, ORed per distinct a, unpacked."""
+    width = -(-values.size // 64) * 64
+    flags = np.zeros((keys, width), bool)
+    flags[r_at, b_at] = True
+    bits = np.packbits(flags, axis=1, bitorder="little").view(np.uint64)   # keys x width/64
+    order = np.argsort(a, kind="stable")
+    a, at = a[order], at[order]
+    starts = np.flatnonzero(np.concatenate([[True], a[1:] != a[:-1]]))
+    sizes = np.diff(np.append(starts, a.size))
+    for lo, hi in slices_by_output(sizes + 8, max(8, BLOCK // width)):   # a group: its rows, then `width` bytes
+        first, last = starts[lo], starts[hi - 1] + sizes[hi - 1]
+        ored = np.bitwise_or.reduceat(bits[at[first:last]], starts[lo:hi] - first, axis=0)
+        group, column = np.nonzero(np.unpackbits(ored.view(np.uint8), axis=1, bitorder="little"))
+        yield a[starts[lo:hi]][group], values[column]
+
+
+def _by_sorting(a: np.ndarray, at: np.ndarray, r_at: np.ndarray, r_b: np.ndarray,
+                keys: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Every instance's (a, b): R's rows sorted by join value, each left row expanded over its run."""
+    order = np.argsort(r_at, kind="stable")
+    r_b = r_b[order]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(r_at, minlength=keys))])
+    counts = offsets[at + 1] - offsets[at]
+    for lo, hi in slices_by_output(counts, CHUNK_ROWS):
+        part = counts[lo:hi]
+        row = np.repeat(np.arange(lo, hi), part)
+        within = np.arange(row.size) - np.repeat(np.cumsum(part) - part, part)
+        yield a[row], r_b[offsets[at[row]] + within]
+
+
+# ---- the same chain's witness check ------------------------------------------------------------
+
+@dataclass
+class WitnessChain:
+    """Witnessed(π(SemiJoin[c, k](checks(C(j, c, ...) ⋈ R(j, k)), S(c, k)))): does a k join both?"""
+
+    project: ir.Project
+    join: ir.Join
+    semi: ir.SemiJoin
+    c: str
+    k: str
+    left_checks: list[ir.SemiJoin | ir.AntiJoin]
+    right_checks: list[ir.SemiJoin | ir.AntiJoin]
+
+
+def witness_chain(node: ir.Witnessed, ctx: Context) -> WitnessChain | None:
+    """The parts when the candidates (a scan) join R on one column and S on the other, and R and S, both
+    binary scans, hold at most ``WITNESS_READS`` rows per candidate (they are read whole, not probed)."""
+    project = node.input
+    if not isinstance(project, ir.Project) or not isinstance(semi := project.input, ir.SemiJoin):
+        return None
+    checks: list[ir.SemiJoin | ir.AntiJoin] = []
+    below = semi.left
+    while isinstance(below, (ir.SemiJoin, ir.AntiJoin)):
+        checks.append(below)
+        below = below.left
+    if not isinstance(below, ir.Join) or len(below.on) != 1 or not isinstance(below.left, ir.Scan):
+        return None
+    (j,), candidates = below.on, below.left
+    if not _binary_scan(below.right, j) or len(semi.on) != 2 or not isinstance(semi.right, ir.Scan):
+        return None
+    k = next(x for x in below.right.columns if x != j)
+    c = next((x for x in semi.on if x != k), None)
+    if c is None or k not in semi.on or c == j or c not in candidates.columns or not _binary_scan(semi.right, c):
+        return None
+    outputs = {t.name for _, t in project.outputs if isinstance(t, ir.Col)}
+    left, right = set(candidates.columns), {j, k}
+    if len(outputs) != len(project.outputs) or not outputs <= left or \
+            not all(set(x.on) <= left or set(x.on) <= right for x in checks) or _reads(node, ctx.writing or ""):
+        return None
+    if _rows(below.right, ctx) + _rows(semi.right, ctx) > WITNESS_READS * _rows(candidates, ctx):
+        return None
+    return WitnessChain(project, below, semi, c, k, [x for x in checks if set(x.on) <= left],
+                        [x for x in checks if not set(x.on) <= left])
+
+
+def _rows(scan: ir.Node, ctx: Context) -> int:
+    assert isinstance(scan, ir.Scan)
+    return ctx.relations[scan.relation].count_view(scan)
+
+
+def witnessed(chain: WitnessChain, ctx: Context, search: Callable[[], Iterator[Frame]]) -> Iterator[Frame]:
+    """The candidates with some k in R(j, k) (after R's checks) and in S(c, k), one row each: the bit rows
+    of R per j and of S per c over the k values, ANDed per candidate. ``search`` (the general witness
+    search) runs instead when the k values are too many for the candidates (``WITNESS_WORDS``)."""
+    j = chain.join.on[0]
+    candidates = _checked(materialise(chain.join.left, ctx), chain.left_checks, ctx)
+    if not candidates.length:
+        return
+    j_keys, j_at = unique_inverse(candidates.columns[j])
+    r_at, r_k = _rows_for(chain.join.right, j, chain.k, j_keys, ctx)
+    kept = _checked(Frame({j: j_keys[r_at], chain.k: r_k, "#at": r_at}, r_at.size), chain.right_checks, ctx)
+    values, r_k_at = unique_inverse(kept.columns[chain.k])
+    c_keys, c_at = unique_inverse(candidates.columns[chain.c])
+    words = -(-values.size // 64)
+    if words > WITNESS_WORDS or (j_keys.size + c_keys.size) * words > WITNESS_WORDS * candidates.length:
+        yield from search()
+        return
+    s_at, s_k = _rows_for(chain.semi.right, chain.c, chain.k, c_keys, ctx)
+    position = np.minimum(np.searchsorted(values, s_k), max(values.size - 1, 0))
+    inside = values[position] == s_k if values.size else np.zeros(s_k.size, bool)
+    r_bits = _bit_rows(j_keys.size, kept.columns["#at"], r_k_at, values.size)
+    s_bits = _bit_rows(c_keys.size, s_at[inside], position[inside], values.size)
+    for lo in range(0, candidates.length, ctx.chunk_rows):
+        found = _any_common(r_bits, s_bits, j_at[lo:lo + ctx.chunk_rows], c_at[lo:lo + ctx.chunk_rows])
+        rows = candidates.take(np.flatnonzero(found) + lo)
+        ctx.count(chain.project.label, rows.length)
+        yield Frame({name: rows.columns[t.name] for name, t in chain.project.outputs if isinstance(t, ir.Col)},
+                    rows.length)
+
+
+def _rows_for(scan: ir.Node, key: str, other: str, keys: np.ndarray, ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    """A binary scan's live rows whose ``key`` is in ``keys``: (position in ``keys``, value of ``other``)."""
+    lookup = lookup_for(scan, (key,), ctx)
+    frame = Frame({key: keys}, keys.size)
+    probe_idx, rows = lookup.probe(frame, ctx).expand(0, keys.size)
+    named, keep = matched_rows(lookup, frame, rows, probe_idx, ctx, {other})
+    return probe_idx[keep], named[other][keep]
+
+
+def _bit_rows(rows: int, row: np.ndarray, column: np.ndarray, columns: int) -> np.ndarray:
+    """Words x rows (word-major: each word's gather reads one contiguous array)."""
+    width = max(1, -(-columns // 64)) * 64
+    flags = np.zeros((rows, width), bool)
+    flags[row, column] = True
+    return np.ascontiguousarray(np.packbits(flags, axis=1, bitorder="little").view(np.uint64).T)
+
+
+def _any_common(first: np.ndarray, second: np.ndarray, at: np.ndarray, other_at: np.ndarray) -> np.ndarray:
+    """Per pair (at[i], other_at[i]): do their bit rows share a bit? A pass per word, not per row."""
+    common = first[0][at] & second[0][other_at]
+    for word in range(1, first.shape[0]):
+        common |= first[word][at] & second[word][other_at]
+    return common != 0
