@@ -1,6 +1,6 @@
 """Two-atom chains inserted as sets and their witness checks by bitsets (backends/local/compose.py): the
-rows and instance counts of the plain join, in every view, by bitsets and by sorting alike; and whole
-programs and updates equal the naive evaluator with the bitsets forced on every chain."""
+rows and instance counts of the plain join, in every view, by bitsets and by the join over the filtered
+left side; and whole programs and updates equal the naive evaluator with the bitsets forced everywhere."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from test_differential import engine_materialise, nonempty, with_facts
 from test_maintenance import engine_state, python_rows
 
 VIEWS = {"live": {}, "before": {"visible": 1}, "gone": {"deleted": (2, None)}}
-PATHS = {"bitsets": 0, "sorting": 10**12}
+PATHS = {"bitsets": 0, "join": 10**12}
 
 
 def load(backend: LocalBackend, name: str, rows) -> None:

@@ -253,6 +253,8 @@ class Relation(RowWindows, RowHistory):
     def _count_dead_aware(self, lo: int, hi: int, visible: int | None, deleted) -> int:
         if self._died is None:   # nothing ever deleted: no O(relation) array of ALIVE marks to build
             return 0 if deleted is not None else hi - lo
+        if deleted is None and visible is None and lo == 0 and hi == len(self):   # every live row
+            return hi - self.deleted_rows
         dead = self.dead_rows()
         dead = dead[(dead >= lo) & (dead < hi)]
         if deleted is None and visible is None:   # no gather of death marks (random reads of a long array)

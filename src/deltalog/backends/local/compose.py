@@ -15,7 +15,7 @@ one column whose right side is a binary scan, when the backend inserts the plan'
 multiplicities). Checks on L's columns filter L, checks on R's columns filter R's rows, so the
 result is the plan's rows without duplicates; the metrics count the instances the join would
 have produced (per join value, R's matching rows times L's rows). When the bitsets would not pay
-(b's values too many for the rows, ``DENSE_RATIO``) the same filtered rows are joined by sorting.
+(b's values too many for the rows, ``DENSE_RATIO``) the filtered L goes through the plain join.
 """
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ from typing import Callable, Iterator
 import numpy as np
 
 from deltalog.plan import ir
-from deltalog.backends.local.execute import (CHUNK_ROWS, Context, exists_check, lookup_for, materialise,
-                                             matched_rows, slices_by_output)
+from deltalog.backends.local.execute import (Context, exists_check, lookup_for, materialise, matched_rows,
+                                             probe_join, project_frame, slices_by_output)
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import sorted_unique, unique_inverse
+from deltalog.storage.index import Probe
 
 DENSE_RATIO = 8
 """The bitsets run when their work (words ORed, bits unpacked) is below this many times fewer than the instances."""
@@ -115,35 +116,44 @@ def _checked(frame: Frame, checks: list[ir.SemiJoin | ir.AntiJoin], ctx: Context
 
 
 def compose(chain: Chain, ctx: Context) -> Iterator[Frame]:
-    """The chain's distinct (a, b) rows, by bitsets when they pay, else by a sort join."""
-    join = chain.join
-    key = join.on[0]
+    """The chain's rows: distinct, by bitsets, when they pay; else the plain join over the filtered L."""
+    join, key = chain.join, chain.join.on[0]
     left = _checked(materialise(join.left, ctx), chain.left_checks, ctx)
     if not left.length:
         return
     keys, at = unique_inverse(left.columns[key])
     lookup = lookup_for(join.right, join.on, ctx)
     probe = lookup.probe(Frame({key: keys}, keys.size), ctx)
+    if not _bitsets_may_pay(chain, left, keys.size, at, probe, ctx):
+        for frame in probe_join(join, lookup, (left,), ctx, join.columns):
+            if (checked := _checked(frame, chain.right_checks, ctx)).length:
+                yield project_frame(chain.project, checked, ctx)
+        return
     probe_idx, rows = probe.expand(0, keys.size)
     named, keep = matched_rows(lookup, Frame({key: keys}, keys.size), rows, probe_idx, ctx, {chain.b})
     ctx.count(join.label, int(np.bincount(probe_idx[keep], minlength=keys.size)[at].sum()))
     right = _checked(Frame({key: keys[probe_idx[keep]], "#at": probe_idx[keep], chain.b: named[chain.b][keep]},
                            int(keep.sum())), chain.right_checks, ctx)
-    per_key = np.bincount(right.columns["#at"], minlength=keys.size)
-    instances = int(per_key[at].sum())
+    instances = int(np.bincount(right.columns["#at"], minlength=keys.size)[at].sum())
     ctx.count(chain.project.label, instances)
-    if not instances:
-        return
-    a, r_at, r_b = left.columns[chain.a], right.columns["#at"], right.columns[chain.b]
-    values, b_at = unique_inverse(r_b)
-    groups = sorted_unique(a).size
-    words = -(-values.size // 64)
-    work = left.length * words + (groups + keys.size) * values.size // 8   # ORs, then flags set and unpacked
-    pairs = _by_bitsets(a, at, r_at, values, b_at, keys.size) if work * DENSE_RATIO < instances else \
-        _by_sorting(a, at, r_at, r_b, keys.size)
-    for x, y in pairs:
+    values, b_at = unique_inverse(right.columns[chain.b])
+    for x, y in _by_bitsets(left.columns[chain.a], at, right.columns["#at"], values, b_at, keys.size):
         yield Frame({name: x if t.name == chain.a else y for name, t in chain.project.outputs
                      if isinstance(t, ir.Col)}, x.size)
+
+
+def _bitsets_may_pay(chain: Chain, left: Frame, keys: int, at: np.ndarray, probe: Probe, ctx: Context) -> bool:
+    """Whether the bit rows' work (L's rows ORed, a word per 64 values of b; flags set and unpacked) is below
+    1/``DENSE_RATIO`` of the join's instances, with b's values bounded by R's matching rows and its
+    distinct values (an estimate), before any row of R is read."""
+    instances = int(probe.counts[at].sum())
+    scan = chain.join.right
+    assert isinstance(scan, ir.Scan)
+    position = next(i for i, t in enumerate(scan.terms) if isinstance(t, ir.Col) and t.name == chain.b)
+    values = min(probe.total, ctx.relations[scan.relation].distinct_estimate((position,)) or probe.total)
+    groups = sorted_unique(left.columns[chain.a]).size
+    work = left.length * -(-values // 64) + (groups + keys) * values // 8
+    return work * DENSE_RATIO < instances
 
 
 def _by_bitsets(a: np.ndarray, at: np.ndarray, r_at: np.ndarray, values: np.ndarray, b_at: np.ndarray,
@@ -162,20 +172,6 @@ def _by_bitsets(a: np.ndarray, at: np.ndarray, r_at: np.ndarray, values: np.ndar
         ored = np.bitwise_or.reduceat(bits[at[first:last]], starts[lo:hi] - first, axis=0)
         group, column = np.nonzero(np.unpackbits(ored.view(np.uint8), axis=1, bitorder="little"))
         yield a[starts[lo:hi]][group], values[column]
-
-
-def _by_sorting(a: np.ndarray, at: np.ndarray, r_at: np.ndarray, r_b: np.ndarray,
-                keys: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Every instance's (a, b): R's rows sorted by join value, each left row expanded over its run."""
-    order = np.argsort(r_at, kind="stable")
-    r_b = r_b[order]
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(r_at, minlength=keys))])
-    counts = offsets[at + 1] - offsets[at]
-    for lo, hi in slices_by_output(counts, CHUNK_ROWS):
-        part = counts[lo:hi]
-        row = np.repeat(np.arange(lo, hi), part)
-        within = np.arange(row.size) - np.repeat(np.cumsum(part) - part, part)
-        yield a[row], r_b[offsets[at[row]] + within]
 
 
 # ---- the same chain's witness check ------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import singledispatch
-from typing import Callable, Iterator, MutableMapping
+from typing import Callable, Iterable, Iterator, MutableMapping
 
 import numpy as np
 
@@ -190,9 +190,14 @@ def _join(node: ir.Join, ctx: Context) -> Iterator[Frame]:
 
 def join_frames(node: ir.Join, ctx: Context, wanted: tuple[str, ...]) -> Iterator[Frame]:
     """Stream the join, producing only the ``wanted`` columns (a projection above prunes the rest)."""
-    lookup = lookup_for(node.right, node.on, ctx)
+    return probe_join(node, lookup_for(node.right, node.on, ctx), stream(node.left, ctx), ctx, wanted)
+
+
+def probe_join(node: ir.Join, lookup: Lookup, left: Iterable[Frame], ctx: Context,
+               wanted: tuple[str, ...]) -> Iterator[Frame]:
+    """The join of the ``left`` frames with the right side's ``lookup``, in frames of bounded size."""
     wanted_set = set(wanted)
-    for frame in stream(node.left, ctx):
+    for frame in left:
         probe = lookup.probe(frame, ctx)
         for start, stop in slices_by_output(probe.counts, ctx.chunk_rows):
             probe_idx, rows = probe.expand(start, stop)
