@@ -84,6 +84,17 @@ def test_chain_rows_and_instances_equal_the_join(path, view, swap, monkeypatch):
     assert metrics == plain and plain["rule"] > len(expected)
 
 
+def test_a_chain_whose_checks_remove_every_row_of_r_is_empty(monkeypatch):
+    """R's rows counted before its checks (the estimate) but all negated: nothing, and no bit rows."""
+    backend = LocalBackend()
+    for name, rows in (("l", {(a, a % 3) for a in range(40)}), ("r", {(k, 7) for k in range(3)}),
+                       ("n", {(k, 7) for k in range(3)}), ("s", set())):
+        load(backend, name, rows)
+    monkeypatch.setattr(compose, "DENSE_RATIO", 0)
+    backend.create_relation(relation="out", arity=2)
+    assert backend.insert(relation="out", plan=chain_plan("live", False), generation=3) == 0
+
+
 def test_a_project_under_an_aggregate_keeps_its_duplicates():
     backend, rows = relations(2)
     project = chain_plan("live", False)
@@ -130,6 +141,7 @@ def bitsets_everywhere() -> Iterator[None]:
     """Every chain composed and every witness chain checked by bitsets, whatever their sizes."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compose, "DENSE_RATIO", 0)
+        patch.setattr(compose, "MIN_LEFT", 0)
         patch.setattr(compose, "WITNESS_READS", 10**9)
         yield
 

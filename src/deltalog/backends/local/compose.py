@@ -26,8 +26,8 @@ from typing import Callable, Iterator
 import numpy as np
 
 from deltalog.plan import ir
-from deltalog.backends.local.execute import (Context, exists_check, lookup_for, materialise, matched_rows,
-                                             probe_join, project_frame, slices_by_output)
+from deltalog.backends.local.execute import (Context, Lookup, exists_check, lookup_for, materialise,
+                                             matched_rows, probe_join, project_frame, slices_by_output)
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import sorted_unique, unique_inverse
 from deltalog.storage.index import Probe
@@ -36,6 +36,8 @@ DENSE_RATIO = 8
 """The bitsets run when their work (words ORed, bits unpacked) is below this many times fewer than the instances."""
 BLOCK = 1 << 24
 """Bits (or bytes) per block of bit rows: groups are unpacked a block at a time to keep memory flat."""
+MIN_LEFT = 16
+"""Fewer rows of L go straight through the plain join (a seminaive round of one new fact pays nothing)."""
 WITNESS_READS = 4
 """R's and S's rows (whole views) at most this many times the candidates: else the search probes them."""
 WITNESS_WORDS = 32
@@ -71,8 +73,9 @@ def set_projects(plan: ir.Node) -> frozenset[int]:
     return frozenset(found)
 
 
-def chain_of(node: ir.Project, writing: str | None) -> Chain | None:
-    """The chain's parts if ``node`` has the shape (module docstring), else None."""
+def chain_of(node: ir.Project, ctx: Context) -> Chain | None:
+    """The chain's parts if ``node`` has the shape (module docstring) and L is not a scan of fewer than
+    ``MIN_LEFT`` rows (a seminaive round of one new fact keeps the plain pipeline), else None."""
     names = [t.name for _, t in node.outputs if isinstance(t, ir.Col)]
     if len(names) != 2 or len(node.outputs) != 2 or names[0] == names[1]:
         return None
@@ -83,7 +86,8 @@ def chain_of(node: ir.Project, writing: str | None) -> Chain | None:
         below = below.left
     if not isinstance(below, ir.Join) or len(below.on) != 1 or not _binary_scan(below.right, below.on[0]):
         return None
-    if writing is not None and _reads(node, writing):
+    if ctx.writing is not None and _reads(node, ctx.writing) or \
+            isinstance(below.left, ir.Scan) and _rows(below.left, ctx) < MIN_LEFT:
         return None
     key, b = below.on[0], next(c for c in below.right.columns if c != below.on[0])
     a = next((n for n in names if n != b), None)
@@ -117,25 +121,35 @@ def _checked(frame: Frame, checks: list[ir.SemiJoin | ir.AntiJoin], ctx: Context
 
 def compose(chain: Chain, ctx: Context) -> Iterator[Frame]:
     """The chain's rows: distinct, by bitsets, when they pay; else the plain join over the filtered L."""
-    join, key = chain.join, chain.join.on[0]
+    join = chain.join
     left = _checked(materialise(join.left, ctx), chain.left_checks, ctx)
     if not left.length:
         return
-    keys, at = unique_inverse(left.columns[key])
     lookup = lookup_for(join.right, join.on, ctx)
-    probe = lookup.probe(Frame({key: keys}, keys.size), ctx)
-    if not _bitsets_may_pay(chain, left, keys.size, at, probe, ctx):
-        for frame in probe_join(join, lookup, (left,), ctx, join.columns):
-            if (checked := _checked(frame, chain.right_checks, ctx)).length:
-                yield project_frame(chain.project, checked, ctx)
-        return
+    if left.length >= MIN_LEFT:
+        keys, at = unique_inverse(left.columns[join.on[0]])
+        probe = lookup.probe(Frame({join.on[0]: keys}, keys.size), ctx)
+        if _bitsets_may_pay(chain, left, keys.size, at, probe, ctx):
+            yield from _composed(chain, left, lookup, keys, at, probe, ctx)
+            return
+    for frame in probe_join(join, lookup, (left,), ctx, join.columns):
+        if (checked := _checked(frame, chain.right_checks, ctx)).length:
+            yield project_frame(chain.project, checked, ctx)
+
+
+def _composed(chain: Chain, left: Frame, lookup: Lookup, keys: np.ndarray, at: np.ndarray, probe: Probe,
+              ctx: Context) -> Iterator[Frame]:
+    """The distinct (a, b) rows by bitsets: R's live rows for the distinct join values, R's checks, then
+    ``_by_bitsets``; the metrics count the instances the join would have made."""
+    key = chain.join.on[0]
     probe_idx, rows = probe.expand(0, keys.size)
     named, keep = matched_rows(lookup, Frame({key: keys}, keys.size), rows, probe_idx, ctx, {chain.b})
-    ctx.count(join.label, int(np.bincount(probe_idx[keep], minlength=keys.size)[at].sum()))
+    ctx.count(chain.join.label, int(np.bincount(probe_idx[keep], minlength=keys.size)[at].sum()))
     right = _checked(Frame({key: keys[probe_idx[keep]], "#at": probe_idx[keep], chain.b: named[chain.b][keep]},
                            int(keep.sum())), chain.right_checks, ctx)
-    instances = int(np.bincount(right.columns["#at"], minlength=keys.size)[at].sum())
-    ctx.count(chain.project.label, instances)
+    ctx.count(chain.project.label, int(np.bincount(right.columns["#at"], minlength=keys.size)[at].sum()))
+    if not right.length:   # R's checks left nothing (the estimate counted rows that are dead or filtered)
+        return
     values, b_at = unique_inverse(right.columns[chain.b])
     for x, y in _by_bitsets(left.columns[chain.a], at, right.columns["#at"], values, b_at, keys.size):
         yield Frame({name: x if t.name == chain.a else y for name, t in chain.project.outputs

@@ -318,7 +318,7 @@ def bind_frame(node: ir.Bind, frame: Frame, ctx: Context) -> Frame:
 
 @stream.register
 def _project(node: ir.Project, ctx: Context) -> Iterator[Frame]:
-    if id(node) in ctx.set_projects and (chain := compose.chain_of(node, ctx.writing)) is not None:
+    if id(node) in ctx.set_projects and (chain := compose.chain_of(node, ctx)) is not None:
         return compose.compose(chain, ctx)
     return _project_rows(node, ctx)
 
