@@ -86,4 +86,4 @@ for s in range(samples):
         print(f"  sample {s} {v}: delete wall {out[0][0]:.2f} cpu {out[0][1]:.2f}  add wall {out[1][0]:.2f} cpu {out[1][1]:.2f}", flush=True)
 for v in variants:
     d, a = np.array(res[v][0]), np.array(res[v][1])
-    print(f"RESULT {name} k={k} {v}: delete median wall {np.median(d[:,0]):.2f} cpu {np.median(d[:,1]):.2f} | add median wall {np.median(a[:,0]):.2f} cpu {np.median(a[:,1]):.2f}", flush=True)
+    print(f"RESULT {name} k={k} {v}: delete median wall {np.median(d[:,0]):.3f} cpu {np.median(d[:,1]):.3f} | add median wall {np.median(a[:,0]):.3f} cpu {np.median(a[:,1]):.3f}", flush=True)

@@ -222,14 +222,22 @@ def columns_of(arity: int) -> tuple[str, ...]:
 
 
 def gone_facts(update: Update, predicate: str, arity: int) -> ir.Node:
-    """Deleted facts of the old state that were not revived (a revived row is live again)."""
+    """Deleted facts of the old state that are not live again (revived, or appended anew).
+
+    A live tuple has one live row, so a fact of the old state (a row born before the update and
+    alive just before it) is live again only through a row the update added: the two small views of
+    the update are compared, not the deleted rows with the whole relation (``new_facts`` likewise)."""
     v = update.views
-    return ir.AntiJoin(tuples_of(predicate, arity, v.deleted), tuples_of(predicate, arity), columns_of(arity))
+    return ir.AntiJoin(tuples_of(predicate, arity, v.deleted), tuples_of(predicate, arity, v.added),
+                       columns_of(arity))
 
 
 def new_facts(update: Update, predicate: str, arity: int) -> ir.Node:
+    """Facts added by the update that were not in the old state: a row of the old state with the same
+    tuple would be alive at the start and dead now (``gone_facts``), so only the deleted rows are read."""
     v = update.views
-    return ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.old), columns_of(arity))
+    return ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.deleted),
+                       columns_of(arity))
 
 
 def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> None:

@@ -28,15 +28,24 @@ if TYPE_CHECKING:
 
 DENSE_SPAN_FACTOR = 4        # encode_ints addresses directly when max - min < 4 x values + 2^16
 DENSE_SPAN_MIN = 1 << 16
+DENSE_UNIQUE_MIN = 1 << 12   # sorted_unique: from this many values on, a small span is read by flags
 BULK_TEXTS = 4096            # text columns from this size on are looked up by Polars (a hash table in Rust) ...
 BULK_SHARE = 4               # ... unless that kind's texts outnumber 4x the cells plus the dicts' backlog
 TEXT_KINDS = (STRING, IRI, LITERAL)
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """np.unique's result, by sort and compare (np.unique is far slower here on large int arrays)."""
+    """np.unique's result, by flags over the values' span when that is small against their number (ids of
+    a few thousand nodes in a large column: no sort), else by sort and compare (np.unique is far slower
+    here on large int arrays)."""
     if values.size < 2:
         return values.copy()
+    if values.size >= DENSE_UNIQUE_MIN:
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < 4 * values.size:
+            flags = np.zeros(hi - lo + 1, bool)
+            flags[values - lo] = True
+            return (np.flatnonzero(flags) + lo).astype(values.dtype, copy=False)
     ordered = np.sort(values)
     keep = np.empty(ordered.size, dtype=bool)
     keep[0] = True

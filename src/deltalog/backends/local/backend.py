@@ -21,6 +21,7 @@ from deltalog.io.int_columns import IntTable
 from deltalog.io.text_table import SMALL_TEXT_CELLS, TextTable, small_enough
 from deltalog.storage.values import INT
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
+from deltalog.backends.local.compose import set_projects
 from deltalog.backends.local.memory import small_pages
 
 if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polars ~0.1 s (not needed for ints)
@@ -41,8 +42,9 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
         self.representation = representation
         make_relation(representation, "", 0)   # an unknown name fails here, not at the first relation
 
-    def _context(self, metrics: MutableMapping[str, int] | None = None, writing: str | None = None) -> Context:
-        return Context(self._relations, self.dictionary, metrics, self._chunk_rows, writing)
+    def _context(self, metrics: MutableMapping[str, int] | None = None, writing: str | None = None,
+                 sets: frozenset[int] = frozenset()) -> Context:
+        return Context(self._relations, self.dictionary, metrics, self._chunk_rows, writing, set_projects=sets)
 
     def create_relation(self, *, relation: str, arity: int, representation: str | None = None) -> None:
         """Make an empty relation stored as ``representation`` (default: the backend's; see
@@ -62,7 +64,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
         names = plan.columns
         added = 0
         with small_pages():
-            for frame in stream(plan, self._context(metrics, relation)):
+            for frame in stream(plan, self._context(metrics, relation, set_projects(plan))):   # a set: see compose.py
                 if frame.length:
                     columns = [frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)]
                     added += target.insert(columns, generation=generation, revive_since=revive_since)

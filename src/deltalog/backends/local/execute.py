@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import singledispatch
-from typing import Callable, Iterator, MutableMapping
+from typing import Callable, Iterable, Iterator, MutableMapping
 
 import numpy as np
 
@@ -38,6 +38,7 @@ class Context:
     writing: str | None = None   # the relation the running statement inserts into or deletes from
     _constants: dict = field(default_factory=dict)
     _distinct: dict = field(default_factory=dict)   # Distinct node -> its rows, for plans that share one
+    set_projects: frozenset[int] = frozenset()   # ids of Projects whose duplicates may go (compose.set_projects)
 
     def constant_id(self, lit: ir.Lit, *, create: bool = False) -> int:
         """The id of a constant (-1 if unknown and not created: it then matches nothing)."""
@@ -190,9 +191,14 @@ def _join(node: ir.Join, ctx: Context) -> Iterator[Frame]:
 
 def join_frames(node: ir.Join, ctx: Context, wanted: tuple[str, ...]) -> Iterator[Frame]:
     """Stream the join, producing only the ``wanted`` columns (a projection above prunes the rest)."""
-    lookup = lookup_for(node.right, node.on, ctx)
+    return probe_join(node, lookup_for(node.right, node.on, ctx), stream(node.left, ctx), ctx, wanted)
+
+
+def probe_join(node: ir.Join, lookup: Lookup, left: Iterable[Frame], ctx: Context,
+               wanted: tuple[str, ...]) -> Iterator[Frame]:
+    """The join of the ``left`` frames with the right side's ``lookup``, in frames of bounded size."""
     wanted_set = set(wanted)
-    for frame in stream(node.left, ctx):
+    for frame in left:
         probe = lookup.probe(frame, ctx)
         for start, stop in slices_by_output(probe.counts, ctx.chunk_rows):
             probe_idx, rows = probe.expand(start, stop)
@@ -313,6 +319,12 @@ def bind_frame(node: ir.Bind, frame: Frame, ctx: Context) -> Frame:
 
 @stream.register
 def _project(node: ir.Project, ctx: Context) -> Iterator[Frame]:
+    if id(node) in ctx.set_projects and (chain := compose.chain_of(node, ctx)) is not None:
+        return compose.compose(chain, ctx)
+    return _project_rows(node, ctx)
+
+
+def _project_rows(node: ir.Project, ctx: Context) -> Iterator[Frame]:
     used = tuple(dict.fromkeys(t.name for _, t in node.outputs if isinstance(t, ir.Col)))
     source = join_frames(node.input, ctx, used) if isinstance(node.input, ir.Join) else stream(node.input, ctx)
     for frame in source:
@@ -410,3 +422,4 @@ def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
 
 
 from deltalog.backends.local import witness  # noqa: E402,F401  (registers Witnessed: early-stop existence)
+from deltalog.backends.local import compose  # noqa: E402  (two-atom chains inserted as sets, by bitsets)

@@ -37,6 +37,7 @@ from deltalog.backends.local.execute import (
     slices_by_output,
     stream,
 )
+from deltalog.backends.local import compose
 from deltalog.backends.local.frame import Frame
 
 ROW = "#witness"   # the column holding each row's leaf row (not a variable name: '#' never starts one)
@@ -113,6 +114,12 @@ def project_keeping_row(node: ir.Project, frame: Frame, ctx: Context) -> Frame:
 
 @stream.register
 def _witnessed(node: ir.Witnessed, ctx: Context) -> Iterator[Frame]:
+    if (chain := compose.witness_chain(node, ctx)) is not None:   # a dense two-atom chain: bitsets
+        return compose.witnessed(chain, ctx, lambda: _search(node, ctx))
+    return _search(node, ctx)
+
+
+def _search(node: ir.Witnessed, ctx: Context) -> Iterator[Frame]:
     spine, leaf = left_spine(node.input)
     steps = [compile_step(n, ctx) for n in spine]
     for level, step in enumerate(steps):

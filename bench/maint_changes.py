@@ -1,0 +1,29 @@
+"""Usage: PYTHONPATH=src python bench/maint_changes.py DATASET K SAMPLES.
+
+How much of the materialisation each DRed update of bench/maint_closure_cpu.py changes: the same
+samples (seed 1) of K explicit facts deleted then re-added, with the CPU seconds of each update and
+the number of facts it removed or added (``Reasoner.fact_count`` before and after). Tells whether an
+update is output-bound (its change a large part of the closure) or not."""
+import sys, time
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+import numpy as np
+from maint_generators import make
+from deltalog.api import Reasoner
+
+name, k, samples = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ds = make(name)
+r = Reasoner(ds.program, modules="auto"); r.load_tables(ds.facts); r.materialise()
+print("facts", r.fact_count(), {p: r.relation(p).height for p in r.predicates()}, flush=True)
+preds = sorted(ds.facts); sizes = np.array([ds.facts[p].height for p in preds]); total = sizes.sum()
+rng = np.random.default_rng(1)
+for s in range(samples):
+    pick = rng.choice(total, min(k, total), replace=False)
+    sel = {}; off = np.concatenate([[0], np.cumsum(sizes)])
+    for i, p in enumerate(preds):
+        idx = pick[(pick >= off[i]) & (pick < off[i + 1])] - off[i]
+        if idx.size: sel[p] = ds.facts[p][np.sort(idx)]
+    for kind in ("delete", "add"):
+        before = r.fact_count(); c = time.process_time()
+        r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm="dred")
+        print(f"sample {s} {kind}: cpu {time.process_time() - c:.3f} facts changed {abs(r.fact_count() - before)}",
+              flush=True)
