@@ -19,7 +19,8 @@ from deltalog.plan.algebra import (Aggregate, AntiJoin, Arith, Bind, Col, Compar
                                    Filter, Func, Join, Lit, Node, Project, Scan, SemiJoin, Term, Union_, Values,
                                    Witnessed)
 from deltalog.plan.closure_nodes import ClosureDifference, ComponentPairs, Reaches, TransitiveClosure
+from deltalog.syntax.ast import Constant   # the values of Lit and Values rows
 
 __all__ = ["Aggregate", "AntiJoin", "Arith", "Bind", "Col", "Compare", "Difference", "Distinct", "Expr", "Filter",
            "Func", "Join", "Lit", "Node", "Project", "Scan", "SemiJoin", "Term", "Union_", "Values", "Witnessed",
-           "ClosureDifference", "ComponentPairs", "Reaches", "TransitiveClosure"]
+           "ClosureDifference", "ComponentPairs", "Reaches", "TransitiveClosure", "Constant"]
