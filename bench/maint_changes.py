@@ -7,21 +7,14 @@ update is output-bound (its change a large part of the closure) or not."""
 import sys, time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import numpy as np
-from maint_generators import make
+from maint_generators import make, uniform_samples
 from deltalog.api import Reasoner
 
 name, k, samples = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ds = make(name)
 r = Reasoner(ds.program, modules="auto"); r.load_tables(ds.facts); r.materialise()
 print("facts", r.fact_count(), {p: r.relation(p).height for p in r.predicates()}, flush=True)
-preds = sorted(ds.facts); sizes = np.array([ds.facts[p].height for p in preds]); total = sizes.sum()
-rng = np.random.default_rng(1)
-for s in range(samples):
-    pick = rng.choice(total, min(k, total), replace=False)
-    sel = {}; off = np.concatenate([[0], np.cumsum(sizes)])
-    for i, p in enumerate(preds):
-        idx = pick[(pick >= off[i]) & (pick < off[i + 1])] - off[i]
-        if idx.size: sel[p] = ds.facts[p][np.sort(idx)]
+for s, sel in enumerate(uniform_samples(ds, k, samples)):
     for kind in ("delete", "add"):
         before = r.fact_count(); c = time.process_time()
         r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm="dred")

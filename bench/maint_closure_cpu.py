@@ -14,7 +14,7 @@ are `ClosureDifference`s)."""
 import sys, time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import numpy as np
-from maint_generators import make
+from maint_generators import make, uniform_samples
 from deltalog.api import Reasoner
 import deltalog.backends.local.execute as ex
 import deltalog.backends.local.witness as wi
@@ -62,15 +62,8 @@ for v in variants:
     t = time.perf_counter(); c = time.process_time(); r.materialise()
     print(f"{v}: materialise wall {time.perf_counter()-t:.2f} cpu {time.process_time()-c:.2f}", flush=True)
     rs[v] = r
-preds = sorted(ds.facts); sizes = np.array([ds.facts[p].height for p in preds]); total = sizes.sum()
-rng = np.random.default_rng(1)
 res = {v: ([], []) for v in variants}
-for s in range(samples):
-    pick = rng.choice(total, min(k, total), replace=False)
-    sel = {}; off = np.concatenate([[0], np.cumsum(sizes)])
-    for i, p in enumerate(preds):
-        idx = pick[(pick >= off[i]) & (pick < off[i + 1])] - off[i]
-        if idx.size: sel[p] = ds.facts[p][np.sort(idx)]
+for s, sel in enumerate(uniform_samples(ds, k, samples)):
     for v in variants:
         code, modules = v.split(":")
         set_code(code)

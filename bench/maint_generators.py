@@ -382,6 +382,23 @@ DATASETS: dict[str, Callable[[], Dataset]] = {
 }
 
 
+def uniform_samples(ds: Dataset, k: int, samples: int, seed: int = 1):
+    """``samples`` draws of k explicit facts uniformly over all of them (without replacement within a
+    draw), each as {predicate: the drawn rows}: 003's protocol (bench/maint_closure_cpu.py and kin)."""
+    preds = sorted(ds.facts)
+    sizes = np.array([ds.facts[p].height for p in preds])
+    off = np.concatenate([[0], np.cumsum(sizes)])
+    rng = np.random.default_rng(seed)
+    for _ in range(samples):
+        pick = rng.choice(int(sizes.sum()), min(k, int(sizes.sum())), replace=False)
+        sel = {}
+        for i, p in enumerate(preds):
+            idx = pick[(pick >= off[i]) & (pick < off[i + 1])] - off[i]
+            if idx.size:
+                sel[p] = ds.facts[p][np.sort(idx)]
+        yield sel
+
+
 def make(name: str) -> Dataset:
     """The dataset registered under ``name``."""
     if name not in DATASETS and (scaled := re.fullmatch(r"lubm-(\d+)", name)):

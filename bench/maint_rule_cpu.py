@@ -7,7 +7,7 @@ the facts they stored."""
 import sys, time, collections
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import numpy as np
-from maint_generators import make
+from maint_generators import make, uniform_samples
 from deltalog.api import Reasoner
 from deltalog.reasoning.context import Reasoning
 
@@ -28,14 +28,7 @@ def timed(self, info, plan, generation, **kw):
 Reasoning.derive = timed   # type: ignore[method-assign]
 ds = make(name)
 r = Reasoner(ds.program, modules="auto"); r.load_tables(ds.facts); r.materialise()
-preds = sorted(ds.facts); sizes = np.array([ds.facts[p].height for p in preds]); total = sizes.sum()
-rng = np.random.default_rng(1)
-for s in range(samples):
-    pick = rng.choice(total, min(k, total), replace=False)
-    sel = {}; off = np.concatenate([[0], np.cumsum(sizes)])
-    for i, p in enumerate(preds):
-        idx = pick[(pick >= off[i]) & (pick < off[i + 1])] - off[i]
-        if idx.size: sel[p] = ds.facts[p][np.sort(idx)]
+for s, sel in enumerate(uniform_samples(ds, k, samples)):
     for kind in ("delete", "add"):
         spent.clear(); c = time.process_time()
         r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm="dred")

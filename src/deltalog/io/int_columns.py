@@ -14,7 +14,6 @@ cell and reports bad input by file, line and column, so the two paths give the s
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,12 +25,13 @@ MAX_DIGITS = 18   # 10**18 - 1 < 2**63 - 1: a cell this short always fits 64 bit
 _ZERO, _MINUS, _LINE = 48, 45, 10
 
 
-class IntTable:
-    """A decoded table c0..ck whose columns all hold ints, as NumPy int64 arrays (no Polars)."""
+class ColumnTable:
+    """A decoded table c0..ck held without Polars, a column per array (``IntTable``, and the small text
+    files' ``io/text_table.TextTable``); ``to_polars`` converts it when Polars is needed."""
 
-    def __init__(self, arrays: list[np.ndarray]) -> None:
-        self.arrays = [np.ascontiguousarray(a, np.int64) for a in arrays]
-        self.height = len(self.arrays[0]) if self.arrays else 0
+    def __init__(self, arrays: list) -> None:
+        self.arrays = arrays
+        self.height = len(arrays[0]) if arrays else 0
 
     @property
     def width(self) -> int:
@@ -40,6 +40,16 @@ class IntTable:
     @property
     def columns(self) -> list[str]:
         return [f"c{j}" for j in range(self.width)]
+
+    def to_polars(self) -> pl.DataFrame:
+        raise NotImplementedError
+
+
+class IntTable(ColumnTable):
+    """A decoded table c0..ck whose columns all hold ints, as NumPy int64 arrays (no Polars)."""
+
+    def __init__(self, arrays: list[np.ndarray]) -> None:
+        super().__init__([np.ascontiguousarray(a, np.int64) for a in arrays])
 
     def row_chunks(self, rows: int) -> list[IntTable]:
         """The table in consecutive slices of ``rows`` rows (views, no copies)."""
@@ -52,10 +62,7 @@ class IntTable:
 
 def as_polars(table: Any) -> pl.DataFrame:
     """A decoded table as a Polars DataFrame (an IntTable or a TextTable converted, a DataFrame as it is)."""
-    text_tables = sys.modules.get("deltalog.io.text_table")   # not loaded: there is no TextTable to convert
-    if isinstance(table, IntTable) or (text_tables is not None and isinstance(table, text_tables.TextTable)):
-        return table.to_polars()
-    return table
+    return table.to_polars() if isinstance(table, ColumnTable) else table
 
 
 def concat(tables: list[IntTable]) -> IntTable:

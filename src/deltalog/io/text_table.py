@@ -19,6 +19,7 @@ import numpy as np
 
 from deltalog.errors import InputError
 from deltalog.io.formats import Dialect
+from deltalog.io.int_columns import ColumnTable
 from deltalog.io.text_rows import text_columns
 from deltalog.storage.values import UnrepresentableValue, parse_cell
 
@@ -38,21 +39,11 @@ Column = Union[np.ndarray, list]
 """An int64 or float64 array (a column all of ints or all of floats), else a list of text cells."""
 
 
-class TextTable:
+class TextTable(ColumnTable):
     """A decoded table c0..ck of a few cells without Polars: columns typed as ``io/delimited`` types
     them (all ints: int64, all floats: float64, else the text cells)."""
 
-    def __init__(self, columns: list[Column]) -> None:
-        self.arrays = columns
-        self.height = len(columns[0]) if columns else 0
-
-    @property
-    def width(self) -> int:
-        return len(self.arrays)
-
-    @property
-    def columns(self) -> list[str]:
-        return [f"c{j}" for j in range(self.width)]
+    arrays: list[Column]
 
     def to_polars(self) -> pl.DataFrame:
         import polars as pl
