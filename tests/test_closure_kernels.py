@@ -231,6 +231,7 @@ def bounds(request, monkeypatch) -> None:
     from deltalog.backends.local import closure_diff
     if request.param == "blocked":
         monkeypatch.setattr(closure_diff, "REACHED_PART_MAX", 1.0)
+        monkeypatch.setattr(closure_diff, "REACHED_PART_MIN_NODES", 0)
         monkeypatch.setattr(closure_diff, "BITSET_BYTES", 64)
         monkeypatch.setattr(closure_diff, "GATHER_WORDS", 2)
         monkeypatch.setattr(closure_diff, "UNPACK_BITS", 64)

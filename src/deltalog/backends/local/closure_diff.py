@@ -100,7 +100,12 @@ REACHED_PART_MAX = 0.5
 """Restrict a kernel to the nodes its roots reach when they are at most this share of the graph: one
 breadth-first search over the edges instead of condensing all of them: a clique split in Claros-like
 data touches a few hundred of 350k places (deleting 10 explicit facts at 50,000 clusters: 0.42 -> 0.19 s
-CPU, docs/benchmarks.md "Claros-like at scale"); on DAG-R the roots reach most nodes (no change)."""
+CPU, docs/benchmarks.md "Claros-like at scale")."""
+
+REACHED_PART_MIN_NODES = 50_000
+"""Graphs with fewer nodes are condensed whole: there the search costs about what it could save, and on
+deep graphs it reaches everything anyway (DAG-R, 10k nodes: every search reached all of them, +12-70 ms
+on a 0.12 s deletion of 10 edges)."""
 
 
 def _reached_part(ids: np.ndarray, roots: np.ndarray, graphs: list[tuple[np.ndarray, np.ndarray]],
@@ -109,10 +114,13 @@ def _reached_part(ids: np.ndarray, roots: np.ndarray, graphs: list[tuple[np.ndar
     any of them: (its node ids, ``roots`` and ``also`` renumbered, each graph's edges inside it,
     renumbered). Reachability from the roots, strongly connected components among the reached nodes
     and paths between them are those of the whole graphs (an edge out of a reached node ends at one).
-    The graphs as they are when the roots reach more than ``REACHED_PART_MAX`` of the nodes. Nodes
-    in ``also`` (targets asked about) that are not reached are kept, without edges out of them."""
-    from scipy.sparse.csgraph import breadth_first_order
+    The graphs as they are when they are small or the roots reach more than ``REACHED_PART_MAX`` of the
+    nodes. Nodes in ``also`` (targets asked about) that are not reached are kept, without edges out of
+    them."""
     n = ids.size
+    if n < REACHED_PART_MIN_NODES:
+        return ids, [roots] + ([also] if also is not None else []), graphs
+    from scipy.sparse.csgraph import breadth_first_order
     src = np.concatenate([s for s, _ in graphs] + [np.full(roots.size, n)])
     dst = np.concatenate([d for _, d in graphs] + [roots])
     reached = breadth_first_order(_graph(src, dst, n + 1), n, directed=True, return_predecessors=False)[1:]
