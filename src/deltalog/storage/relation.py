@@ -29,9 +29,6 @@ from deltalog.storage.windows import RowWindows
 
 __all__ = ["ALIVE", "Relation"]
 
-REVIVE_OWN_INDEX = 8
-"""Rows deleted since a revival's generation get an index of their own below 1/8 of the relation."""
-
 _LAYOUTS = itertools.count(1)
 
 
@@ -129,48 +126,6 @@ class Relation(RowWindows, RowHistory):
             self.tuples.record(rows, np.arange(start, start + added))
         self._stamp(generation)
         return added + revived
-
-    def _revive(self, rows: list[np.ndarray], since: int) -> tuple[list[np.ndarray], int]:
-        """Bring back rows deleted at generations >= since that equal batch rows; return the rest."""
-        n = len(rows[0])
-        probe_idx, found, exact = self._deleted_since(rows, since)
-        if not exact:
-            keep = np.logical_and.reduce([c[found] == r[probe_idx] for c, r in zip(self.stored_columns(), rows)])
-            probe_idx, found = probe_idx[keep], found[keep]
-        if found.size == 0:
-            return rows, 0
-        died = self.died()
-        died[found] = ALIVE
-        self._journal(found)
-        self._dead_exact = False
-        self._counts.clear()
-        self.deleted_rows -= found.size
-        self.tuples.record(self._rows_at(found), found)
-        rest = np.ones(n, bool)
-        rest[probe_idx] = False
-        return [c[rest] for c in rows], int(found.size)
-
-    def _deleted_since(self, rows: list[np.ndarray], since: int) -> tuple[np.ndarray, np.ndarray, bool]:
-        """(batch row, stored row) pairs of batch rows that may equal a row deleted at a generation >=
-        since, and whether the keys were compared exactly. Those rows are usually few against the
-        relation (DRed re-adding what an update deleted), so they get an index of their own instead of
-        a probe of the relation's full-key index per batch row (a random access into DAG-R's 22M-row
-        index each: 0.35 s for 234k re-added pairs)."""
-        dead, died = self.dead_rows(), self.died()
-        if self._latest_death is None:   # revivals and rollbacks only lower it: kept until a rebuild
-            self._latest_death = int(died[dead].max(initial=-1))
-        recent = dead[died[dead] >= since] if self._latest_death >= since else dead[:0]
-        if recent.size == 0:
-            return np.empty(0, np.int64), np.empty(0, np.int64), True
-        if recent.size * REVIVE_OWN_INDEX < len(self):
-            index = SortedIndex(tuple(range(self._width)))
-            index.refresh(self._rows_at(recent))
-            probe_idx, at = index.probe(rows, 0, recent.size).expand(0, len(rows[0]))
-            return probe_idx, recent[at], index.exact
-        full = self.index(tuple(range(self._width)))
-        probe_idx, found = full.probe(rows, 0, len(self)).expand(0, len(rows[0]))
-        keep = (died[found] >= since) & (died[found] != ALIVE)
-        return probe_idx[keep], found[keep], full.exact
 
     def _internal(self, columns: list[np.ndarray]) -> list[np.ndarray]:
         if self.arity == 0:

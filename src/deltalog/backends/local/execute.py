@@ -21,7 +21,6 @@ from deltalog.storage.stored import KeyedView, StoredRelation
 from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
-from deltalog.backends.local.closure import component_pairs, transitive_closure
 from deltalog.backends.local.membership import dense_check
 
 CHUNK_ROWS = 1 << 18
@@ -368,58 +367,6 @@ def _aggregate(node: ir.Aggregate, ctx: Context) -> Iterator[Frame]:
     yield aggregate_frame(rows, node.group_by, node.function, node.argument, node.output, ctx.dictionary)
 
 
-# ---- closures (backends/local/closure.py) ------------------------------------------------------
-
-def _closure_input(edges: ir.Node, restrict: ir.Node | None, ctx: Context):
-    frame = materialise(edges, ctx)
-    x, y = (frame.columns[c] for c in edges.columns)
-    if restrict is None:
-        return x, y, None
-    (only,) = restrict.columns
-    return x, y, materialise(restrict, ctx).columns[only]
-
-
-def _pair_frames(node: ir.Node, pairs: Iterator[tuple[np.ndarray, np.ndarray]]) -> Iterator[Frame]:
-    first, second = node.columns
-    for x, y in pairs:
-        yield Frame({first: x, second: y}, x.size)
-
-
-@stream.register
-def _transitive_closure(node: ir.TransitiveClosure, ctx: Context) -> Iterator[Frame]:
-    x, y, sources = _closure_input(node.edges, node.sources, ctx)
-    return _pair_frames(node, transitive_closure(x, y, sources, chunk=ctx.chunk_rows))
-
-
-@stream.register
-def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> Iterator[Frame]:
-    x, y, nodes = _closure_input(node.edges, node.nodes, ctx)
-    return _pair_frames(node, component_pairs(x, y, nodes, chunk=ctx.chunk_rows))
-
-
-@stream.register
-def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Frame]:
-    tails = None
-    if node.changed is not None:
-        tails = materialise(node.changed, ctx).columns[node.changed.columns[0]]
-        if tails.size == 0:   # nothing changed: the graphs are not read
-            return iter(())
-    x, y, _ = _closure_input(node.edges, None, ctx)
-    ox, oy, _ = _closure_input(node.other, None, ctx)
-    from deltalog.backends.local.closure_diff import closure_difference   # maintenance only (start-up time)
-    return _pair_frames(node, closure_difference(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
-
-
-@stream.register
-def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
-    pairs = materialise(node.pairs, ctx)
-    if not pairs.length:
-        return iter(())
-    x, y, _ = _closure_input(node.edges, None, ctx)
-    a, b = (pairs.columns[c] for c in node.pairs.columns)
-    from deltalog.backends.local.closure_diff import reaches   # maintenance only (start-up time)
-    return iter((pairs.select(node.columns).take(reaches(x, y, a, b)),))
-
-
 from deltalog.backends.local import witness  # noqa: E402,F401  (registers Witnessed: early-stop existence)
 from deltalog.backends.local import compose  # noqa: E402  (two-atom chains inserted as sets, by bitsets)
+from deltalog.backends.local import closure_nodes  # noqa: E402,F401  (registers 003's closure nodes)
