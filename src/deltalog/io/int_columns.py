@@ -42,7 +42,10 @@ class ColumnTable:
         return [f"c{j}" for j in range(self.width)]
 
     def to_polars(self) -> pl.DataFrame:
-        raise NotImplementedError
+        """The table as a Polars frame: an array column as it is (Int64 or Float64), a list as strings."""
+        import polars as pl
+        return pl.DataFrame([pl.Series(name, a) if isinstance(a, np.ndarray) else pl.Series(name, a, dtype=pl.String)
+                             for name, a in zip(self.columns, self.arrays)])
 
 
 class IntTable(ColumnTable):
@@ -54,10 +57,6 @@ class IntTable(ColumnTable):
     def row_chunks(self, rows: int) -> list[IntTable]:
         """The table in consecutive slices of ``rows`` rows (views, no copies)."""
         return [IntTable([a[at:at + rows] for a in self.arrays]) for at in range(0, self.height, rows)]
-
-    def to_polars(self) -> pl.DataFrame:
-        import polars as pl
-        return pl.DataFrame([pl.Series(name, a) for name, a in zip(self.columns, self.arrays)])
 
 
 def as_polars(table: Any) -> pl.DataFrame:

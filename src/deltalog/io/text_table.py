@@ -13,7 +13,7 @@ bounded by the thresholds: larger data takes the vectorised path.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Union
+from typing import Union
 
 import numpy as np
 
@@ -22,9 +22,6 @@ from deltalog.io.formats import Dialect
 from deltalog.io.int_columns import ColumnTable
 from deltalog.io.text_rows import text_columns
 from deltalog.storage.values import UnrepresentableValue, parse_cell
-
-if TYPE_CHECKING:
-    import polars as pl
 
 SMALL_TEXT_BYTES = 1 << 19
 """Largest text file read in Python while Polars is not loaded. A run copying a file of N rows of two
@@ -44,11 +41,6 @@ class TextTable(ColumnTable):
     them (all ints: int64, all floats: float64, else the text cells)."""
 
     arrays: list[Column]
-
-    def to_polars(self) -> pl.DataFrame:
-        import polars as pl
-        return pl.DataFrame([pl.Series(name, a) if isinstance(a, np.ndarray) else pl.Series(name, a, dtype=pl.String)
-                             for name, a in zip(self.columns, self.arrays)])
 
 
 def small_enough(size: int, limit: int) -> bool:
