@@ -76,7 +76,7 @@ Claros-like data with 15,000 clusters loses 362k-595k of 6.7M clique pairs (5-9%
 against 1.4 s (break-even 17%). Counted like rule-by-rule overdeletion, those Claros updates passed
 the 2% budget and ``auto`` paid for the abandoned DRed and the rematerialisation (1.7-2.1 s); at
 1/8 the budget lets a module delete up to 16% of the materialisation (docs/benchmarks.md, "auto
-with closure modules", ``bench/maint_auto_closure.py``)."""
+with closure modules": ``bench/maint_closure_cpu.py claros-15000 1000 3 auto:auto,after:auto,remat:auto``)."""
 
 ADD_REMAT_FRACTION = 0.02
 """Past this fraction of the explicit facts added (after the update, nothing deleted) upstream of

@@ -108,14 +108,22 @@ def _csv_cell(cell: str) -> str:
 
 
 def _check_tsv(table: TextTable) -> None:
-    """``io/writers._check_tsv`` for a TextTable (same errors)."""
+    """``io/writers._check_tsv`` for a TextTable (the same errors)."""
     text = [(name, a) for name, a in zip(table.columns, table.arrays) if not isinstance(a, np.ndarray)]
     if table.width == 1 and text and "" in text[0][1]:
-        raise InputError(f"column {text[0][0]!r} holds the empty string, which a one-column TSV file cannot "
-                         "hold; use csv or parquet")
+        raise tsv_empty_cell(text[0][0])
     for name, cells in text:
         joined = "".join(cells)
         if "\t" in joined or "\n" in joined or "\r" in joined:
-            raise InputError(
-                f"column {name!r} has a cell with a tab or line break, which TSV cannot hold; use csv or parquet"
-            )
+            raise tsv_unwritable_cell(name)
+
+
+def tsv_empty_cell(name: str) -> InputError:
+    """TSV has no quoting: an empty cell alone on its line would be a blank line, which is no row."""
+    return InputError(f"column {name!r} holds the empty string, which a one-column TSV file cannot hold; "
+                      "use csv or parquet")
+
+
+def tsv_unwritable_cell(name: str) -> InputError:
+    """TSV has no quoting: a cell holding a tab or a line break cannot be written."""
+    return InputError(f"column {name!r} has a cell with a tab or line break, which TSV cannot hold; use csv or parquet")

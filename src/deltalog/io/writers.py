@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import InputError
 from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes
-from deltalog.io.text_table import TextTable, text_table_bytes
+from deltalog.io.text_table import TextTable, text_table_bytes, tsv_empty_cell, tsv_unwritable_cell
 from deltalog.storage.values import STRING
 
 if TYPE_CHECKING:   # imported where a frame is written: a relation of ints is written without it
@@ -80,13 +80,10 @@ def _check_tsv(df: pl.DataFrame) -> None:
     alone on its line (a blank line is no row; only a declared string column writes one raw)."""
     import polars as pl
     if df.width == 1 and df.dtypes[0] == pl.String and (df.to_series() == "").any():
-        raise InputError(f"column {df.columns[0]!r} holds the empty string, which a one-column TSV file cannot "
-                         "hold; use csv or parquet")
+        raise tsv_empty_cell(df.columns[0])
     for name in df.columns:
         if df[name].dtype == pl.String and df[name].str.contains(r"[\t\n\r]", literal=False).any():
-            raise InputError(
-                f"column {name!r} has a cell with a tab or line break, which TSV cannot hold; use csv or parquet"
-            )
+            raise tsv_unwritable_cell(name)
 
 
 WRITE_CHUNK_ROWS = 1 << 18

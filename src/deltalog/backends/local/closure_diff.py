@@ -118,14 +118,15 @@ def _reached_part(ids: np.ndarray, roots: np.ndarray, graphs: list[tuple[np.ndar
     nodes. Nodes in ``also`` (targets asked about) that are not reached are kept, without edges out of
     them."""
     n = ids.size
+    whole = ids, [roots] + ([also] if also is not None else []), graphs
     if n < REACHED_PART_MIN_NODES:
-        return ids, [roots] + ([also] if also is not None else []), graphs
+        return whole
     from scipy.sparse.csgraph import breadth_first_order
     src = np.concatenate([s for s, _ in graphs] + [np.full(roots.size, n)])
     dst = np.concatenate([d for _, d in graphs] + [roots])
     reached = breadth_first_order(_graph(src, dst, n + 1), n, directed=True, return_predecessors=False)[1:]
     if reached.size > REACHED_PART_MAX * n:
-        return ids, [roots] + ([also] if also is not None else []), graphs
+        return whole
     inside = np.zeros(n, bool)
     inside[reached] = True
     renumber = np.cumsum(inside) - 1

@@ -26,6 +26,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from deltalog.plan import ir
+from deltalog.plan.walk import walk
 from deltalog.backends.local.execute import (Context, Lookup, exists_check, lookup_for, materialise,
                                              matched_rows, probe_join, project_frame, slices_by_output)
 from deltalog.backends.local.frame import Frame
@@ -106,9 +107,7 @@ def _binary_scan(node: ir.Node, key: str) -> bool:
 
 
 def _reads(node: ir.Node, relation: str) -> bool:
-    if isinstance(node, ir.Scan):
-        return node.relation == relation
-    return any(_reads(c, relation) for c in node.children())
+    return any(isinstance(n, ir.Scan) and n.relation == relation for n in walk(node))
 
 
 def _checked(frame: Frame, checks: list[ir.SemiJoin | ir.AntiJoin], ctx: Context) -> Frame:
