@@ -278,3 +278,21 @@ def test_symmetric_del_is_the_split_only(shape):
     added = auto.update(add={"e": [(20, 19)]}, algorithm="dred")
     none.update(add={"e": [(20, 19)]}, algorithm="dred")
     assert added.added["r"].height == lost and rows_of(auto, "r") == rows_of(none, "r")
+
+
+@pytest.mark.parametrize("shape", ["nonlinear", "linear", "irreflexive", "symmetric", "irreflexive symmetric"])
+def test_deleted_inputs_the_closure_still_gives_stay(shape):
+    """DRed's check before deleting asks the module (``holds``): an edge of a ring with chords deleted
+    together with the ring's exit edge keeps r(ring edge) (the ring still closes over it), so DRed
+    overdeletes exactly the pairs lost through the exit and nothing of the ring."""
+    ring = {(i, (i + 1) % 6) for i in range(6)} | {(i, (i + 2) % 6) for i in range(6)}
+    edges = ring | {(5, 6), (6, 7), (10, 10)}
+    auto, none = (state(SHAPES[shape] + facts_text({"e": edges}), m) for m in ("auto", "none"))
+    change = {"e": [(1, 2), (6, 7)]}
+    deleted = auto.update(delete=change, algorithm="dred")
+    none.update(delete=change, algorithm="dred")
+    assert rows_of(auto, "r") == rows_of(none, "r")
+    assert deleted.overdeleted["r"] == deleted.removed["r"].height > 0
+    assert (1, 2) in rows_of(auto, "r")
+    ring_only = auto.update(delete={"e": [(2, 3)]}, algorithm="dred")
+    assert not ring_only.overdeleted.get("r") and (2, 3) in rows_of(auto, "r")

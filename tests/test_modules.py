@@ -52,14 +52,14 @@ def test_each_strategy_maintains_a_recursive_stratum(algorithm):
 
 class RuleBlindModule:
     """A stand-in for a module that derives without rule instances (a closure module): Add/Del/Red/Diff
-    only (the seminaive module's), so Counting and FBF must fall back for its stratum without knowing
+    and the overdeletion check ``holds`` only (the seminaive module's), so Counting and FBF must fall back for its stratum without knowing
     its kind."""
 
     def __init__(self, choice, stratum):
         inner = SeminaiveModule(choice.rules, stratum.predicates)
         self.rules, self.predicates = inner.rules, inner.predicates
-        self.add, self.diff, self.delete, self.rederive, self.insert = (
-            inner.add, inner.diff, inner.delete, inner.rederive, inner.insert)
+        self.add, self.diff, self.delete, self.rederive, self.insert, self.holds = (
+            inner.add, inner.diff, inner.delete, inner.rederive, inner.insert, inner.holds)
 
 
 def test_capabilities_are_the_plug_ins_a_module_has():

@@ -37,6 +37,7 @@ from typing import Iterator, Mapping
 
 from deltalog.algorithms.dred import aggregate_results
 from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.modules import modules_of
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
@@ -85,6 +86,8 @@ def witnesses(update: Update, stratum: Stratum, p: str, found: View) -> Iterator
     for info in stratum.nonrecursive:
         if info.head.predicate == p:
             yield info, derived_now(update, info, found, candidates)
+    for module in modules_of(stratum):   # a closure of final inputs that still gives the candidate
+        yield from module.holds(update, p, candidates)
 
 
 def derived_now(update: Update, info: RuleInfo, found: View, candidates: ir.Node) -> ir.Node:

@@ -68,6 +68,12 @@ class Module(Protocol):
         """Red^{s,i} (line 242): the deleted facts of ``predicate`` the rules derive again from the
         surviving facts."""
 
+    def holds(self, update: Update, predicate: str, candidates: ir.Node) -> RulePlans:
+        """The overdeletion ``candidates`` of ``predicate`` (all columns) that the rules derive in the new
+        materialisation for sure, from final facts only (the lower strata and the explicit facts): DRed's
+        check before deleting (algorithms/lowerbound.py) keeps them, as DRed^c's overdeletion stops at
+        facts it knows stay (003 Definition 6's J_l). May yield nothing."""
+
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add^{s,i} during maintenance (line 251), one round: consequences in the new materialisation of
         the facts stored at ``generation`` in ``deltas`` (scratch relations per predicate)."""

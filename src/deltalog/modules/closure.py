@@ -264,6 +264,20 @@ class ClosureModule(ABC):
         again = self.closure(update.reasoning, NOW, NOW, sources)
         yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
 
+    def holds(self, update: Update, predicate: str, candidates: ir.Node) -> RulePlans:
+        """The candidate R facts the closure of the new inputs gives, when those inputs are final
+        (``exact``: explicit facts, nonrecursive rules, lower steps). Only candidates that were inputs
+        are checked (``ir.Reaches``, bits for their targets only): a deleted input still reached is
+        the usual case (RS2: a p1 edge inside p11's giant component), and keeping it spares Del, Red
+        and insertion their closure kernels; a pair the closure lost is found by Del from the tail of
+        a deleted input the new closure does not reach (on an old path, each deleted input the new
+        inputs still close over can be bypassed), so those checked here are enough."""
+        if predicate != self.r or self.ties(update.reasoning.backend) or not self.exact(update.reasoning):
+            return
+        reasoning, mine = update.reasoning, swap(candidates) if self.flip else candidates
+        inputs = ir.SemiJoin(mine, ir.Distinct(self.inputs(reasoning, update.views.old, update.views.old)), PAIR)
+        yield self.rules[0], self.oriented(reached(self.inputs(reasoning, NOW, NOW), inputs, self.choice.irreflexive))
+
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""
         if seminaive := self.ties(update.reasoning.backend):

@@ -15,6 +15,7 @@ from typing import Callable, Mapping, Sequence
 
 from deltalog.analysis.program import RuleInfo
 from deltalog.modules.base import AtomViews, BodyPlans, DeltaViews, InstancePlans, RulePlans, Window
+from deltalog.plan import ir
 from deltalog.plan.rules import FULL, View, instance_bindings, rule_plan
 from deltalog.reasoning.context import Reasoning, rule_label
 from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
@@ -110,6 +111,11 @@ class SeminaiveModule:
         for info in self.rules:
             if info.head.predicate == predicate:
                 yield info, one_step_rederivation(update, info)
+
+    def holds(self, update: Update, predicate: str, candidates: ir.Node) -> RulePlans:
+        """Nothing: a recursive rule's instances read facts of the stratum, which overdeletion may still
+        delete (the nonrecursive rules' check is algorithms/lowerbound.py's own)."""
+        return iter(())
 
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Atom i in the round's delta relation, every other atom in the new materialisation."""
