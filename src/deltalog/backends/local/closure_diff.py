@@ -78,6 +78,19 @@ def reaches(src: np.ndarray, dst: np.ndarray, x: np.ndarray, z: np.ndarray) -> n
         return found
     g = Condensed.of(s, d, ids.size)
     cx, cz = g.label[px], g.label[pz]
+    inner = (cx == cz) & g.cyclic[cx]   # both ends in one cyclic component: a path, no bits needed
+    known[known] = inner | _reach_bits(g, cx, cz, ~inner)
+    return known
+
+
+def _reach_bits(g: Condensed, cx: np.ndarray, cz: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """``reaches`` for the ``asked`` component pairs (cx[i], cz[i]): closure rows of what the cx reach,
+    over a bit per target component (False where not asked)."""
+    hits = np.zeros(cx.size, bool)
+    if not asked.any():   # RS2: deleted edges inside p11's giant component, all answered by labels
+        return hits
+    at = np.flatnonzero(asked)
+    cx, cz = cx[at], cz[at]
     targets = sorted_unique(cz)   # a column per target component
     column_of = np.full(g.ncomp, -1, np.int64)
     column_of[targets] = np.arange(targets.size)
@@ -85,15 +98,15 @@ def reaches(src: np.ndarray, dst: np.ndarray, x: np.ndarray, z: np.ndarray) -> n
     rows, col = side.renumber[cx], column_of[cz]
     words = (targets.size + 63) // 64
     block = max(1, min(words, BITSET_BYTES // max(8 * side.m, 1)))
-    hits = np.zeros(cx.size, bool)
+    found = np.zeros(cx.size, bool)
     for lo in range(0, words, block):
         hi = min(words, lo + block)
         closure = side.closure(lo, hi)
         inside = (col >> 6 >= lo) & (col >> 6 < hi)
         word = closure[rows[inside], (col[inside] >> 6) - lo]
-        hits[inside] = (word >> (col[inside] & 63).astype(np.uint64)) & np.uint64(1) == 1
-    found[np.flatnonzero(known)] = hits
-    return found
+        found[inside] = (word >> (col[inside] & 63).astype(np.uint64)) & np.uint64(1) == 1
+    hits[at] = found
+    return hits
 
 
 REACHED_PART_MAX = 0.5
