@@ -58,8 +58,9 @@ class RuleBlindModule:
     def __init__(self, choice, stratum):
         inner = SeminaiveModule(choice.rules, stratum.predicates)
         self.rules, self.predicates = inner.rules, inner.predicates
-        self.add, self.diff, self.delete, self.rederive, self.insert, self.holds = (
-            inner.add, inner.diff, inner.delete, inner.rederive, inner.insert, inner.holds)
+        self.add, self.diff, self.delete, self.rederive, self.insert = (
+            inner.add, inner.diff, inner.delete, inner.rederive, inner.insert)
+        self.holds, self.rederive_unheld = inner.holds, inner.rederive_unheld
 
 
 def test_capabilities_are_the_plug_ins_a_module_has():

@@ -62,7 +62,7 @@ def dred_stratum(update: Update, stratum: Stratum) -> None:
     if may_lose_derivations(update, stratum):   # an insertion-only change skips straight to INSERT
         overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
         if stratum.recursive:
-            rederive(update, stratum, by_modules)
+            rederive(update, stratum, unheld_by_modules)
     insert(update, stratum)
 
 
@@ -172,7 +172,8 @@ Rederivations = Callable[[Update, Stratum, str], Iterator[tuple["RuleInfo | None
 def rederive(update: Update, stratum: Stratum, rederivations: "Rederivations | None" = None) -> None:
     """One-step rederivation: bind each rule's head to the deleted facts and look for a derivation
     (``one_step``: the explicit facts, the nonrecursive rules and the modules' Red^{s,i}, 003 Algorithm
-    3 line 242; DRed, whose overdeletion already checked the first two, asks only ``by_modules``)."""
+    3 line 242; DRed, whose overdeletion already checked the first two and the modules' ``holds``, asks
+    only ``unheld_by_modules``)."""
     rederivations = rederivations or one_step
     reasoning = update.reasoning
     generation = reasoning.tick()
@@ -203,6 +204,12 @@ def by_modules(update: Update, stratum: Stratum, p: str) -> Iterator[tuple["Rule
     """The deleted facts of ``p`` the stratum's recursive rules derive in one step (the modules' Red)."""
     for module in modules_of(stratum):
         yield from module.rederive(update, p)
+
+
+def unheld_by_modules(update: Update, stratum: Stratum, p: str) -> Iterator[tuple["RuleInfo | None", ir.Node]]:
+    """``by_modules`` after algorithms/lowerbound.py's check, which asked each module's ``holds`` already."""
+    for module in modules_of(stratum):
+        yield from module.rederive_unheld(update, p)
 
 
 # ---- INSERT ----------------------------------------------------------------------------------

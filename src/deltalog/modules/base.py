@@ -74,6 +74,10 @@ class Module(Protocol):
         check before deleting (algorithms/lowerbound.py) keeps them, as DRed^c's overdeletion stops at
         facts it knows stay (003 Definition 6's J_l). May yield nothing."""
 
+    def rederive_unheld(self, update: Update, predicate: str) -> RulePlans:
+        """Red after a check that asked ``holds`` of every deleted fact (DRed's): the deleted facts of
+        ``predicate`` the rules derive again that ``holds`` did not already answer for."""
+
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add^{s,i} during maintenance (line 251), one round: consequences in the new materialisation of
         the facts stored at ``generation`` in ``deltas`` (scratch relations per predicate)."""

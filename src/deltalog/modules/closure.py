@@ -278,6 +278,13 @@ class ClosureModule(ABC):
         inputs = ir.SemiJoin(mine, ir.Distinct(self.inputs(reasoning, update.views.old, update.views.old)), PAIR)
         yield self.rules[0], self.oriented(reached(self.inputs(reasoning, NOW, NOW), inputs, self.choice.irreflexive))
 
+    def rederive_unheld(self, update: Update, predicate: str) -> RulePlans:
+        """Nothing where ``holds`` checks: what ``exact`` Red would find again, the deleted inputs the new
+        closure reaches, ``holds`` kept from deletion (DAG-R, 10 edges deleted: one ``Reaches`` of 15 ms
+        instead of two)."""
+        if self.ties(update.reasoning.backend) or not self.exact(update.reasoning):
+            yield from self.rederive(update, predicate)
+
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add during maintenance: the new closure of the sources the round's new external facts affect."""
         if seminaive := self.ties(update.reasoning.backend):

@@ -117,6 +117,9 @@ class SeminaiveModule:
         delete (the nonrecursive rules' check is algorithms/lowerbound.py's own)."""
         return iter(())
 
+    def rederive_unheld(self, update: Update, predicate: str) -> RulePlans:
+        return self.rederive(update, predicate)   # ``holds`` answered for nothing
+
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Atom i in the round's delta relation, every other atom in the new materialisation."""
         for info in self.rules:
