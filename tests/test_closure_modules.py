@@ -296,3 +296,21 @@ def test_deleted_inputs_the_closure_still_gives_stay(shape):
     assert (1, 2) in rows_of(auto, "r")
     ring_only = auto.update(delete={"e": [(2, 3)]}, algorithm="dred")
     assert not ring_only.overdeleted.get("r") and (2, 3) in rows_of(auto, "r")
+
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc", "fbf"])
+@pytest.mark.parametrize("shape", ["linear", "left", "irreflexive linear"])
+def test_linear_insertion_of_shortcut_steps(shape, algorithm):
+    """Steps added that R already holds (shortcuts of old paths), alone and in an update that also deletes
+    (then R may keep a pair only the new step gives, and its extensions must come back): modules auto ==
+    none == rematerialised."""
+    edges = {(1, 2), (2, 3), (3, 4), (5, 6), (6, 6)}
+    auto, none = (state(SHAPES[shape] + facts_text({"e": edges}), m) for m in ("auto", "none"))
+    for add, delete in (({"e": [(1, 3), (4, 5), (7, 1), (6, 6)]}, {}),
+                        ({"e": [(2, 4), (8, 2)]}, {"e": [(3, 4)]}),
+                        ({"e": [(1, 4)]}, {"e": [(2, 4), (1, 2)]})):
+        for reasoner in (auto, none):
+            reasoner.update(add=add, delete=delete, algorithm=algorithm)
+        edges = (edges - set(delete.get("e", []))) | set(add["e"])
+        fresh = state(SHAPES[shape] + facts_text({"e": edges}), "none")
+        assert rows_of(auto, "r") == rows_of(none, "r") == rows_of(fresh, "r")

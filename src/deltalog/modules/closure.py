@@ -23,7 +23,8 @@ The plug-ins, all as plans over the stored relations that the algorithm layer ro
   one ``ir.ClosureDifference`` (the backend diffs the two closures without emitting them).
 - Red (Algorithms 6 and 9): the overdeleted R facts that the closure of the external facts
   after overdeletion gives again, from their sources (several steps at once). After an exact Del
-  (``exact``) only deleted inputs can come back: they are checked by ``ir.Reaches``.
+  (``exact``) only deleted inputs can come back: they are checked by ``ir.Reaches``. DRed asks
+  that of the candidates before deleting them (``holds``) and then skips Red (``rederive_unheld``).
 - Diff: empty for TC and STC (their rules read only R, 003 section 5); a linear module's steps
   read lower relations, whose changes are handled like external facts.
 - insert (Add during maintenance): the new closure of the affected sources; the algorithm
@@ -82,7 +83,7 @@ class ClosureModule(ABC):
         of its rules, which every plug-in then delegates to."""
         if not self.choice.irreflexive:
             return None
-        if isinstance(backend, EncodedColumns) and not numeric_ties(backend.dictionary):
+        if isinstance(backend, EncodedColumns) and not backend.dictionary.numeric_ties():
             return None
         return SeminaiveModule(self.rules, self.predicates)
 
@@ -256,32 +257,30 @@ class ClosureModule(ABC):
         v = update.views
         deleted = pairs(self.r, v.deleted, self.flip)
         if self.exact(update.reasoning):   # Del removed only pairs the new inputs do not give
-            inputs = ir.SemiJoin(deleted, ir.Distinct(self.inputs(update.reasoning, v.old, v.old)), PAIR)
-            now = self.inputs(update.reasoning, NOW, NOW)
-            yield self.rules[0], self.oriented(reached(now, inputs, self.choice.irreflexive))
+            yield self.rules[0], self.still_reached(update, deleted)
             return
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
         yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
 
+    def still_reached(self, update: Update, facts: ir.Node) -> ir.Node:
+        """The ``facts`` (pairs, module orientation) that were inputs and that the closure of the inputs
+        now still gives (``ir.Reaches``: bits for their targets only), as R's columns."""
+        reasoning, v = update.reasoning, update.views
+        inputs = ir.SemiJoin(facts, ir.Distinct(self.inputs(reasoning, v.old, v.old)), PAIR)
+        return self.oriented(reached(self.inputs(reasoning, NOW, NOW), inputs, self.choice.irreflexive))
+
     def holds(self, update: Update, predicate: str, candidates: ir.Node) -> RulePlans:
-        """The candidate R facts the closure of the new inputs gives, when those inputs are final
-        (``exact``: explicit facts, nonrecursive rules, lower steps). Only candidates that were inputs
-        are checked (``ir.Reaches``, bits for their targets only): a deleted input still reached is
-        the usual case (RS2: a p1 edge inside p11's giant component), and keeping it spares Del, Red
-        and insertion their closure kernels; a pair the closure lost is found by Del from the tail of
-        a deleted input the new closure does not reach (on an old path, each deleted input the new
-        inputs still close over can be bypassed), so those checked here are enough."""
-        if predicate != self.r or self.ties(update.reasoning.backend) or not self.exact(update.reasoning):
-            return
-        reasoning, mine = update.reasoning, swap(candidates) if self.flip else candidates
-        inputs = ir.SemiJoin(mine, ir.Distinct(self.inputs(reasoning, update.views.old, update.views.old)), PAIR)
-        yield self.rules[0], self.oriented(reached(self.inputs(reasoning, NOW, NOW), inputs, self.choice.irreflexive))
+        """The candidate inputs the new closure still reaches, when the inputs are final (``exact``). A
+        deleted input inside a component (RS2's p1 edges in p11's giant one) then stays, and Del, Red and
+        insertion never run; a pair lost has on an old path a deleted input the new closure does not
+        reach (the others can be bypassed), whose tail Del starts from, so inputs are all to check."""
+        if predicate == self.r and not self.ties(update.reasoning.backend) and self.exact(update.reasoning):
+            yield self.rules[0], self.still_reached(update, swap(candidates) if self.flip else candidates)
 
     def rederive_unheld(self, update: Update, predicate: str) -> RulePlans:
-        """Nothing where ``holds`` checks: what ``exact`` Red would find again, the deleted inputs the new
-        closure reaches, ``holds`` kept from deletion (DAG-R, 10 edges deleted: one ``Reaches`` of 15 ms
-        instead of two)."""
+        """Nothing where ``holds`` checks: ``exact`` Red's inputs still reached are what ``holds`` kept
+        (DAG-R, 10 edges deleted: one 15 ms ``Reaches`` instead of two)."""
         if self.ties(update.reasoning.backend) or not self.exact(update.reasoning):
             yield from self.rederive(update, predicate)
 
@@ -311,10 +310,3 @@ class ClosureModule(ABC):
         now = self.inputs(reasoning, NOW, NOW)
         both = ir.SemiJoin(self.inputs(reasoning, v.old, v.old), ir.Distinct(now), PAIR)
         return self.oriented(difference(now, both, changed, self.choice.irreflexive))
-
-
-def numeric_ties(dictionary) -> bool:
-    """Whether the dictionary holds an int and a float constant (which may be equal numerically)."""
-    from deltalog.storage.values import FLOAT, INT
-    kinds = dictionary.kinds.view()
-    return bool((kinds == FLOAT).any() and (kinds == INT).any())

@@ -94,6 +94,11 @@ class Dictionary:
     def __len__(self) -> int:
         return len(self.texts)
 
+    def numeric_ties(self) -> bool:
+        """Whether an int and a float constant are both held (they may be equal numerically)."""
+        kinds = self.kinds.view()
+        return bool((kinds == FLOAT).any() and (kinds == INT).any())
+
     def restore(self, kinds: np.ndarray, ints: np.ndarray, numbers: np.ndarray, texts: list) -> None:
         """Refill an empty dictionary from saved arrays (see storage/persist.py)."""
         self.kinds.extend(kinds)
