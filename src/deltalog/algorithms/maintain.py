@@ -212,32 +212,35 @@ def collect_changes(update: Update, result: UpdateResult) -> None:
             continue
         removed, added = update.changes(predicate)
         if removed:
-            read_off(update, result.removed, predicate, gone_facts(update, predicate, arity))
+            read_off(update, result.removed, predicate, gone_facts(update, predicate, arity, added))
         if added:
-            read_off(update, result.added, predicate, new_facts(update, predicate, arity))
+            read_off(update, result.added, predicate, new_facts(update, predicate, arity, removed))
 
 
 def columns_of(arity: int) -> tuple[str, ...]:
     return tuple(f"c{i}" for i in range(arity))
 
 
-def gone_facts(update: Update, predicate: str, arity: int) -> ir.Node:
+def gone_facts(update: Update, predicate: str, arity: int, added: int) -> ir.Node:
     """Deleted facts of the old state that are not live again (revived, or appended anew).
 
     A live tuple has one live row, so a fact of the old state (a row born before the update and
     alive just before it) is live again only through a row the update added: the two small views of
-    the update are compared, not the deleted rows with the whole relation (``new_facts`` likewise)."""
+    the update are compared, not the deleted rows with the whole relation (``new_facts`` likewise),
+    and not at all when the update added no row (``added`` == 0: the anti-join would probe the
+    relation's index, which the update's appends make the executor extend, for nothing)."""
     v = update.views
-    return ir.AntiJoin(tuples_of(predicate, arity, v.deleted), tuples_of(predicate, arity, v.added),
-                       columns_of(arity))
+    gone = tuples_of(predicate, arity, v.deleted)
+    return ir.AntiJoin(gone, tuples_of(predicate, arity, v.added), columns_of(arity)) if added else gone
 
 
-def new_facts(update: Update, predicate: str, arity: int) -> ir.Node:
+def new_facts(update: Update, predicate: str, arity: int, removed: int) -> ir.Node:
     """Facts added by the update that were not in the old state: a row of the old state with the same
-    tuple would be alive at the start and dead now (``gone_facts``), so only the deleted rows are read."""
+    tuple would be alive at the start and dead now (``gone_facts``), so only the deleted rows are read
+    (none when ``removed`` == 0)."""
     v = update.views
-    return ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.deleted),
-                       columns_of(arity))
+    new = tuples_of(predicate, arity, v.added)
+    return ir.AntiJoin(new, tuples_of(predicate, arity, v.deleted), columns_of(arity)) if removed else new
 
 
 def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> None:
@@ -246,9 +249,12 @@ def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> No
 
 
 def compact_if_worthwhile(update: Update) -> None:
-    """Drop deleted rows once they are at least half of a relation."""
-    backend = update.backend
+    """Drop deleted rows once they are at least half of a relation (not of the update's scratch
+    relations: they are dropped right after)."""
+    backend, scratch = update.backend, set(update.workspace)
     for relation in backend.relations():
+        if relation in scratch:
+            continue
         dead = backend.deleted_rows(relation=relation)
         if dead and 2 * dead >= backend.count(relation=relation, visible=-1):
             backend.compact(relation=relation)
