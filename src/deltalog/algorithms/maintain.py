@@ -21,7 +21,6 @@ from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recur
 from deltalog.algorithms.strategies import STRATEGIES, drop_stale_counters
 from deltalog.errors import UnknownPredicateError, UsageError
 from deltalog.plan import ir
-from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.update import Update, UpdateViews, tuples_of
 from deltalog.reasoning.workspace import Role, explicit_relation
@@ -151,7 +150,8 @@ def stage_explicit_changes(update: Update, add, delete, result: UpdateResult) ->
         E⁺ := E⁺ \\ E          E⁻ := (E⁻ ∩ E) \\ E⁺
 
     Only the sides a predicate has are staged: an ``ADDED`` / ``DELETED`` relation of p exists iff
-    the update adds / deletes facts of p (the algorithms test for it)."""
+    the update adds / deletes facts of p (the algorithms test for it). The facts ignored are told by
+    the rows each step stored (the backend's load and insert return them), not counted again."""
     for predicate in sorted(set(add) | set(delete)):
         arity = update.reasoning.arities[predicate]
         raw_add = load_raw(update, Role.RAW_ADDED, predicate, arity, add.get(predicate))
@@ -159,31 +159,35 @@ def stage_explicit_changes(update: Update, add, delete, result: UpdateResult) ->
         stage_predicate(update, predicate, arity, raw_add, raw_delete, result)
 
 
-def load_raw(update: Update, role: Role, predicate: str, arity: int, table: pl.DataFrame | None) -> str | None:
+Raw = tuple[str, int] | None
+"""A side as given: its scratch relation and the distinct facts in it (None: the update has no such side)."""
+
+
+def load_raw(update: Update, role: Role, predicate: str, arity: int, table: pl.DataFrame | None) -> Raw:
     """The facts of one side as given (encoded), or None when the update has no such side."""
     if table is None:
         return None
     name = update.workspace.relation(role, predicate, arity)
-    update.backend.load(relation=name, table=table, generation=update.views.g0)
-    return name
+    return name, update.backend.load(relation=name, table=table, generation=update.views.g0)
 
 
-def stage_predicate(update: Update, predicate: str, arity: int, raw_add: str | None, raw_delete: str | None,
+def stage_predicate(update: Update, predicate: str, arity: int, raw_add: Raw, raw_delete: Raw,
                     result: UpdateResult) -> None:
     on = tuple(f"c{i}" for i in range(arity))
     known = tuples_of(explicit_store(update, predicate), arity)
     g0 = update.views.g0
     if raw_add is not None:
         plus = update.workspace.relation(Role.ADDED, predicate, arity)
-        update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add, arity), known, on), generation=g0)
-        result.ignored_additions[predicate] = update.count(raw_add, View()) - update.count(plus, View())
+        new = update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add[0], arity), known, on),
+                                    generation=g0)
+        result.ignored_additions[predicate] = raw_add[1] - new
     if raw_delete is not None:
         minus = update.workspace.relation(Role.DELETED, predicate, arity)
-        really_deleted: ir.Node = ir.SemiJoin(tuples_of(raw_delete, arity), known, on)
+        really_deleted: ir.Node = ir.SemiJoin(tuples_of(raw_delete[0], arity), known, on)
         if raw_add is not None:
-            really_deleted = ir.AntiJoin(really_deleted, tuples_of(raw_add, arity), on)
-        update.backend.insert(relation=minus, plan=really_deleted, generation=g0)
-        result.ignored_deletions[predicate] = update.count(raw_delete, View()) - update.count(minus, View())
+            really_deleted = ir.AntiJoin(really_deleted, tuples_of(raw_add[0], arity), on)
+        gone = update.backend.insert(relation=minus, plan=really_deleted, generation=g0)
+        result.ignored_deletions[predicate] = raw_delete[1] - gone
 
 
 def apply_explicit_changes(update: Update) -> None:

@@ -40,8 +40,10 @@ def _kind(value, row: int, column: int) -> str:
 
 
 def _column(values: list, column: int) -> pl.Series:
-    kinds = [_kind(v, row, column) for row, v in enumerate(values)]
     name = f"c{column}"
+    if (single := _one_plain_kind(values)) is not None:
+        return single.alias(name)
+    kinds = [_kind(v, row, column) for row, v in enumerate(values)]
     distinct = set(kinds)
     if distinct == {"int"}:
         return pl.Series(name, values, dtype=pl.Int64)
@@ -53,6 +55,18 @@ def _column(values: list, column: int) -> pl.Series:
     cells = [format_value("string", "true" if v else "false") if k == "bool" else format_value(k, v)
              for v, k in zip(values, kinds)]
     return pl.Series(name, cells, dtype=pl.String)
+
+
+def _one_plain_kind(values: list) -> pl.Series | None:
+    """A column of ints in 64 bits only, or of finite floats only, typed without a look at each value
+    in Python (the types are collected in C; ``bool`` is a type of its own): an update's 1,000 facts
+    spent ~1 ms in ``_kind``. None for every other column, which ``_kind`` checks value by value."""
+    types = set(map(type, values))
+    if types == {int} and INT64_MIN <= min(values) and max(values) <= INT64_MAX:
+        return pl.Series(values, dtype=pl.Int64)
+    if types == {float} and all(map(math.isfinite, values)):
+        return pl.Series(values, dtype=pl.Float64)
+    return None
 
 
 def rows_table(data, arity: int | None) -> pl.DataFrame:
