@@ -1,6 +1,6 @@
 """Applying an update (explicit facts added and deleted) with a chosen maintenance algorithm, atomically.
 
-    E⁻ := (E⁻ ∩ E) \\ E⁺,  E⁺ := E⁺ \\ E            (001 Algorithm 4, line 39)
+    E⁻ := (E⁻ ∩ E) \\ E⁺,  E⁺ := E⁺ \\ E            (001 Algorithm 4, line 39; algorithms/explicit.py)
     predicates no rule derives: changed directly (they are the lowest stratum)
     then every stratum in order, with the chosen strategy (algorithms/strategies.py: DRed,
     DRed^c, Counting, FBF, B/F, or rematerialisation)
@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from deltalog.algorithms.auto import OverdeletionBudget, OverdeletionBudgetExceeded, choose_automatically
 from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recursion
+from deltalog.algorithms.explicit import change_explicit_facts
 from deltalog.algorithms.strategies import STRATEGIES, drop_stale_counters
 from deltalog.errors import UnknownPredicateError, UsageError
 from deltalog.plan import ir
 from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.update import Update, UpdateViews, tuples_of
-from deltalog.reasoning.workspace import Role, explicit_relation
+from deltalog.reasoning.workspace import Role
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
     import polars as pl
@@ -107,8 +108,7 @@ def attempt(reasoning: Reasoning, add, delete, algorithm: str, check=None) -> Up
 
 def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     result = UpdateResult()
-    stage_explicit_changes(update, add, delete, result)
-    apply_explicit_changes(update)
+    change_explicit_facts(update, add, delete, result.ignored_additions, result.ignored_deletions)
     strategy = STRATEGIES[choose(update, algorithm)]
     if algorithm == "auto":   # an explicitly chosen algorithm runs to completion
         update.budget = OverdeletionBudget()
@@ -131,76 +131,6 @@ def choose(update: Update, algorithm: str) -> str:
                                          "use algorithm='remat' (or 'auto')")
         return "remat"
     return choose_automatically(update) if algorithm == "auto" else algorithm
-
-
-# ---- explicit changes ------------------------------------------------------------------------
-
-def explicit_store(update: Update, predicate: str) -> str:
-    """Where E of a predicate lives: its own relation if rules derive it, else the relation itself."""
-    if predicate in update.reasoning.program.idb:
-        name = explicit_relation(predicate)
-        update.backend.create_relation(relation=name, arity=update.reasoning.arities[predicate])
-        return name
-    return predicate
-
-
-def stage_explicit_changes(update: Update, add, delete, result: UpdateResult) -> None:
-    """Load E⁺ and E⁻ into scratch relations, normalised against E and each other:
-
-        E⁺ := E⁺ \\ E          E⁻ := (E⁻ ∩ E) \\ E⁺
-
-    Only the sides a predicate has are staged: an ``ADDED`` / ``DELETED`` relation of p exists iff
-    the update adds / deletes facts of p (the algorithms test for it). The facts ignored are told by
-    the rows each step stored (the backend's load and insert return them), not counted again."""
-    for predicate in sorted(set(add) | set(delete)):
-        arity = update.reasoning.arities[predicate]
-        raw_add = load_raw(update, Role.RAW_ADDED, predicate, arity, add.get(predicate))
-        raw_delete = load_raw(update, Role.RAW_DELETED, predicate, arity, delete.get(predicate))
-        stage_predicate(update, predicate, arity, raw_add, raw_delete, result)
-
-
-Raw = tuple[str, int] | None
-"""A side as given: its scratch relation and the distinct facts in it (None: the update has no such side)."""
-
-
-def load_raw(update: Update, role: Role, predicate: str, arity: int, table: pl.DataFrame | None) -> Raw:
-    """The facts of one side as given (encoded), or None when the update has no such side."""
-    if table is None:
-        return None
-    name = update.workspace.relation(role, predicate, arity)
-    return name, update.backend.load(relation=name, table=table, generation=update.views.g0)
-
-
-def stage_predicate(update: Update, predicate: str, arity: int, raw_add: Raw, raw_delete: Raw,
-                    result: UpdateResult) -> None:
-    on = tuple(f"c{i}" for i in range(arity))
-    known = tuples_of(explicit_store(update, predicate), arity)
-    g0 = update.views.g0
-    if raw_add is not None:
-        plus = update.workspace.relation(Role.ADDED, predicate, arity)
-        new = update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add[0], arity), known, on),
-                                    generation=g0)
-        result.ignored_additions[predicate] = raw_add[1] - new
-    if raw_delete is not None:
-        minus = update.workspace.relation(Role.DELETED, predicate, arity)
-        really_deleted: ir.Node = ir.SemiJoin(tuples_of(raw_delete[0], arity), known, on)
-        if raw_add is not None:
-            really_deleted = ir.AntiJoin(really_deleted, tuples_of(raw_add[0], arity), on)
-        gone = update.backend.insert(relation=minus, plan=really_deleted, generation=g0)
-        result.ignored_deletions[predicate] = raw_delete[1] - gone
-
-
-def apply_explicit_changes(update: Update) -> None:
-    """E := (E \\ E⁻) ∪ E⁺; predicates no rule derives change right here, before every stratum."""
-    reasoning, backend = update.reasoning, update.backend
-    deleting, adding = reasoning.tick(), reasoning.tick()
-    workspace = update.workspace
-    for predicate in workspace.predicates(Role.ADDED):
-        backend.insert(relation=explicit_store(update, predicate), generation=adding, revive_since=update.views.g0,
-                       plan=tuples_of(workspace.name_of(Role.ADDED, predicate), reasoning.arities[predicate]))
-    for predicate in workspace.predicates(Role.DELETED):
-        backend.delete(relation=explicit_store(update, predicate), generation=deleting,
-                       plan=tuples_of(workspace.name_of(Role.DELETED, predicate), reasoning.arities[predicate]))
 
 
 # ---- results ---------------------------------------------------------------------------------

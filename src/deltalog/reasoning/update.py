@@ -23,7 +23,7 @@ from deltalog.memo import IdentityMemo
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
-from deltalog.reasoning.workspace import Role, Workspace
+from deltalog.reasoning.workspace import Workspace
 from deltalog.syntax.ast import literal_atoms
 
 
@@ -85,6 +85,9 @@ class Update:
     # (removed, added) of predicates that cannot change any more in this update: those of finished strata
     # (``settle``), so that later strata ask nothing of the backend about them
     settled: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # (deleted, added) explicit facts per predicate the update names, after normalisation
+    # (algorithms/explicit.py): for a predicate no rule derives, its whole change
+    explicit_changes: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.workspace = Workspace(self.reasoning.backend)
@@ -116,16 +119,13 @@ class Update:
 
     def changes(self, predicate: str) -> tuple[int, int]:
         """(removed, added) of a predicate: O(1) once it is settled; a predicate no rule derives (changed
-        before any stratum runs) is settled at first sight, without asking when the update does not name it."""
+        before any stratum runs, by its explicit changes only) is settled at first sight, without asking."""
         found = self.settled.get(predicate)
         if found is not None:
             return found
         if predicate in self.reasoning.program.idb:
             return self.counted_changes(predicate)
-        if self.workspace.has(Role.ADDED, predicate) or self.workspace.has(Role.DELETED, predicate):
-            found = self.counted_changes(predicate)
-        else:
-            found = (0, 0)
+        found = self.explicit_changes.get(predicate, (0, 0))
         self.settled[predicate] = found
         return found
 
