@@ -184,11 +184,17 @@ def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> No
 
 def compact_if_worthwhile(update: Update) -> None:
     """Drop deleted rows once they are at least half of a relation (not of the update's scratch
-    relations: they are dropped right after)."""
-    backend, scratch = update.backend, set(update.workspace)
+    relations: they are dropped right after). A relation whose deleted rows are as many as when it was
+    last found not worth it is not counted again: its rows only grew since."""
+    backend, scratch, checked = update.backend, set(update.workspace), update.reasoning.compaction_checked
     for relation in backend.relations():
         if relation in scratch:
             continue
         dead = backend.deleted_rows(relation=relation)
-        if dead and 2 * dead >= backend.count(relation=relation, visible=-1):
+        if not dead or checked.get(relation) == dead:
+            continue
+        if 2 * dead >= backend.count(relation=relation, visible=-1):
             backend.compact(relation=relation)
+            checked.pop(relation, None)
+        else:
+            checked[relation] = dead
