@@ -71,11 +71,12 @@ def _one_plain_kind(values: list) -> pl.Series | None:
 
 def rows_table(data, arity: int | None) -> pl.DataFrame:
     """Rows (tuples) of Python values as a decoded table c0..ck; ragged rows are refused."""
-    rows = [tuple(row) for row in data]
+    rows = list(map(tuple, data))
     width = len(rows[0]) if rows else (arity or 0)
-    for number, row in enumerate(rows):
-        if len(row) != width:
-            raise InputError(f"row {number + 1} has {len(row)} values, expected {width}")
+    if set(map(len, rows)) - {width}:   # the widths are compared in C; the loop only names the bad row
+        for number, row in enumerate(rows):
+            if len(row) != width:
+                raise InputError(f"row {number + 1} has {len(row)} values, expected {width}")
     if not rows:
         return pl.DataFrame(schema={f"c{i}": pl.String for i in range(width)})
-    return pl.DataFrame([_column([r[i] for r in rows], i) for i in range(width)])
+    return pl.DataFrame([_column(list(values), i) for i, values in enumerate(zip(*rows))])
