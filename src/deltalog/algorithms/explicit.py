@@ -49,10 +49,11 @@ def change_explicit_facts(update: Update, add, delete, ignored_additions: dict[s
             ignored_deletions[predicate] = raw_delete[1] - deleted
 
 
-def load_raw(update: Update, add: Mapping[str, pl.DataFrame], delete: Mapping[str, pl.DataFrame]) -> dict:
+def load_raw(update: Update, add: Mapping[str, pl.DataFrame],
+             delete: Mapping[str, pl.DataFrame]) -> dict[tuple[Role, str], tuple[str, int]]:
     """Every side as given, encoded into its scratch relation (in one call where the backend can),
     by (role, predicate)."""
-    tables = {}
+    tables: dict[tuple[Role, str], tuple[str, pl.DataFrame]] = {}
     for role, sides in ((Role.RAW_ADDED, add), (Role.RAW_DELETED, delete)):
         for predicate, table in sides.items():
             name = update.workspace.relation(role, predicate, update.reasoning.arities[predicate])
