@@ -50,11 +50,12 @@ def _looks_like_path(text: str) -> bool:
 def rows_of(predicate: str, data: Any) -> list[tuple]:
     """Rows of Python values as tuples of one width, or a UsageError naming the first bad row."""
     try:
-        rows = [tuple(row) for row in data]
+        rows = list(map(tuple, data))
     except TypeError:
         raise UsageError(f"the facts of {predicate} must be a path, a table or rows (tuples of values), "
                          f"not {type(data).__name__} of scalars") from None
-    for number, row in enumerate(rows[1:], 2):
-        if len(row) != len(rows[0]):
-            raise UsageError(f"row {number} of {predicate} has {len(row)} values, row 1 has {len(rows[0])}")
+    if len(set(map(len, rows))) > 1:   # the widths are compared in C; the loop only names the bad row
+        for number, row in enumerate(rows[1:], 2):
+            if len(row) != len(rows[0]):
+                raise UsageError(f"row {number} of {predicate} has {len(row)} values, row 1 has {len(rows[0])}")
     return rows

@@ -17,9 +17,9 @@ from typing import Callable
 from deltalog.analysis.modules import ModuleKind
 from deltalog.analysis.program import AnalysedProgram, RuleInfo, Stratum
 from deltalog.memo import IdentityMemo
-from deltalog.plan.rules import View, variables_of
+from deltalog.plan.rules import variables_of
 from deltalog.reasoning.update import Update, predicates_read
-from deltalog.reasoning.workspace import Role, explicit_relation
+from deltalog.reasoning.workspace import explicit_relation
 
 REMAT_FRACTION = 0.001
 """Past this fraction of the explicit facts changed *upstream of a generative recursive rule*,
@@ -126,11 +126,8 @@ def choose_automatically(update: Update) -> str:
 
 def staged_changes(update: Update) -> tuple[dict[str, int], dict[str, int]]:
     """Explicit facts really added and really deleted (after normalisation), per predicate."""
-    workspace = update.workspace
-    added, deleted = ({p: n for p in workspace.predicates(role)
-                       if (n := update.count(workspace.name_of(role, p), View()))}
-                      for role in (Role.ADDED, Role.DELETED))
-    return added, deleted
+    changes = update.explicit_changes
+    return {p: a for p, (_, a) in changes.items() if a}, {p: d for p, (d, _) in changes.items() if d}
 
 
 def explicit_facts(update: Update) -> int:

@@ -36,7 +36,7 @@ from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
 from deltalog.reasoning.update import Update, lower_changes, predicates_read, tuples_of
-from deltalog.reasoning.workspace import OnDemand, Role, explicit_relation
+from deltalog.reasoning.workspace import OnDemand, Role
 
 
 class MaintenanceUnsupported(DeltalogError):
@@ -191,7 +191,7 @@ def rederive(update: Update, stratum: Stratum, rederivations: "Rederivations | N
 def one_step(update: Update, stratum: Stratum, p: str) -> Iterator[tuple["RuleInfo | None", ir.Node]]:
     """The deleted facts of ``p`` still explicit, or derived in one step from the surviving facts."""
     arity = update.reasoning.arities[p]
-    if (explicit := explicit_relation(p)) in update.backend.relations():
+    if explicit := update.explicit_store(p):
         yield None, ir.SemiJoin(tuples_of(p, arity, update.views.deleted), tuples_of(explicit, arity),
                                 tuple(f"c{i}" for i in range(arity)))
     for info in stratum.nonrecursive:

@@ -36,7 +36,7 @@ from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.update import Update, tuples_of
-from deltalog.reasoning.workspace import Role, explicit_relation
+from deltalog.reasoning.workspace import Role
 
 
 def fbf_stratum(update: Update, stratum: Stratum, budget: int | None = None) -> None:
@@ -154,8 +154,8 @@ class Proofs:
         for p in self.stratum.predicates:
             unproved = ir.AntiJoin(self.scan(self.checked[p], p), self.scan(self.proved[p], p), self.on(p))
             sources = [self.delayed[p]]
-            if explicit_relation(p) in self.update.backend.relations():
-                sources.append(explicit_relation(p))
+            if explicit := self.update.explicit_store(p):
+                sources.append(explicit)
             for source in sources:
                 seed = ir.SemiJoin(unproved, self.scan(source, p), self.on(p))
                 self.update.backend.insert(relation=self.proved[p], plan=seed, generation=generation)

@@ -42,7 +42,7 @@ from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.update import Update, tuples_of
-from deltalog.reasoning.workspace import Role, explicit_relation
+from deltalog.reasoning.workspace import Role
 
 
 def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
@@ -81,7 +81,7 @@ def witnesses(update: Update, stratum: Stratum, p: str, found: View) -> Iterator
     rule of the stratum reading only lower strata derives now, rule by rule."""
     arity = update.reasoning.arities[p]
     candidates = tuples_of(found.relation or p, arity, found)
-    if (explicit := explicit_relation(p)) in update.backend.relations():
+    if explicit := update.explicit_store(p):
         yield None, ir.SemiJoin(candidates, tuples_of(explicit, arity), tuple(f"c{i}" for i in range(arity)))
     for info in stratum.nonrecursive:
         if info.head.predicate == p:

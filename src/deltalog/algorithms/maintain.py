@@ -1,6 +1,6 @@
 """Applying an update (explicit facts added and deleted) with a chosen maintenance algorithm, atomically.
 
-    E⁻ := (E⁻ ∩ E) \\ E⁺,  E⁺ := E⁺ \\ E            (001 Algorithm 4, line 39)
+    E⁻ := (E⁻ ∩ E) \\ E⁺,  E⁺ := E⁺ \\ E            (001 Algorithm 4, line 39; algorithms/explicit.py)
     predicates no rule derives: changed directly (they are the lowest stratum)
     then every stratum in order, with the chosen strategy (algorithms/strategies.py: DRed,
     DRed^c, Counting, FBF, B/F, or rematerialisation)
@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Callable, Mapping
 
 from deltalog.algorithms.auto import OverdeletionBudget, OverdeletionBudgetExceeded, choose_automatically
 from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recursion
+from deltalog.algorithms.explicit import change_explicit_facts
 from deltalog.algorithms.strategies import STRATEGIES, drop_stale_counters
 from deltalog.errors import UnknownPredicateError, UsageError
 from deltalog.plan import ir
-from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.update import Update, UpdateViews, tuples_of
-from deltalog.reasoning.workspace import Role, explicit_relation
+from deltalog.reasoning.workspace import Role
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
     import polars as pl
@@ -108,8 +108,7 @@ def attempt(reasoning: Reasoning, add, delete, algorithm: str, check=None) -> Up
 
 def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     result = UpdateResult()
-    stage_explicit_changes(update, add, delete, result)
-    apply_explicit_changes(update)
+    change_explicit_facts(update, add, delete, result.ignored_additions, result.ignored_deletions)
     strategy = STRATEGIES[choose(update, algorithm)]
     if algorithm == "auto":   # an explicitly chosen algorithm runs to completion
         update.budget = OverdeletionBudget()
@@ -134,71 +133,6 @@ def choose(update: Update, algorithm: str) -> str:
     return choose_automatically(update) if algorithm == "auto" else algorithm
 
 
-# ---- explicit changes ------------------------------------------------------------------------
-
-def explicit_store(update: Update, predicate: str) -> str:
-    """Where E of a predicate lives: its own relation if rules derive it, else the relation itself."""
-    if predicate in update.reasoning.program.idb:
-        name = explicit_relation(predicate)
-        update.backend.create_relation(relation=name, arity=update.reasoning.arities[predicate])
-        return name
-    return predicate
-
-
-def stage_explicit_changes(update: Update, add, delete, result: UpdateResult) -> None:
-    """Load E⁺ and E⁻ into scratch relations, normalised against E and each other:
-
-        E⁺ := E⁺ \\ E          E⁻ := (E⁻ ∩ E) \\ E⁺
-
-    Only the sides a predicate has are staged: an ``ADDED`` / ``DELETED`` relation of p exists iff
-    the update adds / deletes facts of p (the algorithms test for it)."""
-    for predicate in sorted(set(add) | set(delete)):
-        arity = update.reasoning.arities[predicate]
-        raw_add = load_raw(update, Role.RAW_ADDED, predicate, arity, add.get(predicate))
-        raw_delete = load_raw(update, Role.RAW_DELETED, predicate, arity, delete.get(predicate))
-        stage_predicate(update, predicate, arity, raw_add, raw_delete, result)
-
-
-def load_raw(update: Update, role: Role, predicate: str, arity: int, table: pl.DataFrame | None) -> str | None:
-    """The facts of one side as given (encoded), or None when the update has no such side."""
-    if table is None:
-        return None
-    name = update.workspace.relation(role, predicate, arity)
-    update.backend.load(relation=name, table=table, generation=update.views.g0)
-    return name
-
-
-def stage_predicate(update: Update, predicate: str, arity: int, raw_add: str | None, raw_delete: str | None,
-                    result: UpdateResult) -> None:
-    on = tuple(f"c{i}" for i in range(arity))
-    known = tuples_of(explicit_store(update, predicate), arity)
-    g0 = update.views.g0
-    if raw_add is not None:
-        plus = update.workspace.relation(Role.ADDED, predicate, arity)
-        update.backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add, arity), known, on), generation=g0)
-        result.ignored_additions[predicate] = update.count(raw_add, View()) - update.count(plus, View())
-    if raw_delete is not None:
-        minus = update.workspace.relation(Role.DELETED, predicate, arity)
-        really_deleted: ir.Node = ir.SemiJoin(tuples_of(raw_delete, arity), known, on)
-        if raw_add is not None:
-            really_deleted = ir.AntiJoin(really_deleted, tuples_of(raw_add, arity), on)
-        update.backend.insert(relation=minus, plan=really_deleted, generation=g0)
-        result.ignored_deletions[predicate] = update.count(raw_delete, View()) - update.count(minus, View())
-
-
-def apply_explicit_changes(update: Update) -> None:
-    """E := (E \\ E⁻) ∪ E⁺; predicates no rule derives change right here, before every stratum."""
-    reasoning, backend = update.reasoning, update.backend
-    deleting, adding = reasoning.tick(), reasoning.tick()
-    workspace = update.workspace
-    for predicate in workspace.predicates(Role.ADDED):
-        backend.insert(relation=explicit_store(update, predicate), generation=adding, revive_since=update.views.g0,
-                       plan=tuples_of(workspace.name_of(Role.ADDED, predicate), reasoning.arities[predicate]))
-    for predicate in workspace.predicates(Role.DELETED):
-        backend.delete(relation=explicit_store(update, predicate), generation=deleting,
-                       plan=tuples_of(workspace.name_of(Role.DELETED, predicate), reasoning.arities[predicate]))
-
-
 # ---- results ---------------------------------------------------------------------------------
 
 def collect_changes(update: Update, result: UpdateResult) -> None:
@@ -212,32 +146,35 @@ def collect_changes(update: Update, result: UpdateResult) -> None:
             continue
         removed, added = update.changes(predicate)
         if removed:
-            read_off(update, result.removed, predicate, gone_facts(update, predicate, arity))
+            read_off(update, result.removed, predicate, gone_facts(update, predicate, arity, added))
         if added:
-            read_off(update, result.added, predicate, new_facts(update, predicate, arity))
+            read_off(update, result.added, predicate, new_facts(update, predicate, arity, removed))
 
 
 def columns_of(arity: int) -> tuple[str, ...]:
     return tuple(f"c{i}" for i in range(arity))
 
 
-def gone_facts(update: Update, predicate: str, arity: int) -> ir.Node:
+def gone_facts(update: Update, predicate: str, arity: int, added: int) -> ir.Node:
     """Deleted facts of the old state that are not live again (revived, or appended anew).
 
     A live tuple has one live row, so a fact of the old state (a row born before the update and
     alive just before it) is live again only through a row the update added: the two small views of
-    the update are compared, not the deleted rows with the whole relation (``new_facts`` likewise)."""
+    the update are compared, not the deleted rows with the whole relation (``new_facts`` likewise),
+    and not at all when the update added no row (``added`` == 0: the anti-join would probe the
+    relation's index, which the update's appends make the executor extend, for nothing)."""
     v = update.views
-    return ir.AntiJoin(tuples_of(predicate, arity, v.deleted), tuples_of(predicate, arity, v.added),
-                       columns_of(arity))
+    gone = tuples_of(predicate, arity, v.deleted)
+    return ir.AntiJoin(gone, tuples_of(predicate, arity, v.added), columns_of(arity)) if added else gone
 
 
-def new_facts(update: Update, predicate: str, arity: int) -> ir.Node:
+def new_facts(update: Update, predicate: str, arity: int, removed: int) -> ir.Node:
     """Facts added by the update that were not in the old state: a row of the old state with the same
-    tuple would be alive at the start and dead now (``gone_facts``), so only the deleted rows are read."""
+    tuple would be alive at the start and dead now (``gone_facts``), so only the deleted rows are read
+    (none when ``removed`` == 0)."""
     v = update.views
-    return ir.AntiJoin(tuples_of(predicate, arity, v.added), tuples_of(predicate, arity, v.deleted),
-                       columns_of(arity))
+    new = tuples_of(predicate, arity, v.added)
+    return ir.AntiJoin(new, tuples_of(predicate, arity, v.deleted), columns_of(arity)) if removed else new
 
 
 def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> None:
@@ -246,9 +183,18 @@ def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> No
 
 
 def compact_if_worthwhile(update: Update) -> None:
-    """Drop deleted rows once they are at least half of a relation."""
-    backend = update.backend
+    """Drop deleted rows once they are at least half of a relation (not of the update's scratch
+    relations: they are dropped right after). A relation whose deleted rows are as many as when it was
+    last found not worth it is not counted again: its rows only grew since."""
+    backend, scratch, checked = update.backend, set(update.workspace), update.reasoning.compaction_checked
     for relation in backend.relations():
+        if relation in scratch:
+            continue
         dead = backend.deleted_rows(relation=relation)
-        if dead and 2 * dead >= backend.count(relation=relation, visible=-1):
+        if not dead or checked.get(relation) == dead:
+            continue
+        if 2 * dead >= backend.count(relation=relation, visible=-1):
             backend.compact(relation=relation)
+            checked.pop(relation, None)
+        else:
+            checked[relation] = dead

@@ -6,13 +6,14 @@ data in and out as decoded tables. They never see rules, strata or deltas: an
 algorithm expresses "delta" and "old" as generation windows in its plans.
 
 What only some backends can do is declared as an optional *capability*, a Protocol of its own
-(``FrameLoading``, ``Persistent``, ``EncodedColumns``, ``Offloading``, ``ChoosesRepresentation``):
+(``FrameLoading``, ``BatchLoading``, ``Persistent``, ``EncodedColumns``, ``Offloading``,
+``ChoosesRepresentation``):
 callers test ``isinstance(backend, Capability)``, never a backend's name.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, MutableMapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Mapping, MutableMapping, Protocol, runtime_checkable
 
 if TYPE_CHECKING:   # annotations only: importing the contract must not load polars/pyarrow (start-up time)
     import polars as pl
@@ -106,6 +107,16 @@ class Backend(Protocol):
 
 
 # ---- optional capabilities ---------------------------------------------------------------------------
+
+@runtime_checkable
+class BatchLoading(Protocol):
+    """Several tables loaded in one call, as ``load`` would each: an update's sides are many small tables
+    (a 1,000-fact LUBM-like update: ~26, ~50 columns), whose encoding costs mostly its fixed part per
+    column (the local backend encodes their int columns at once: 0.76 -> 0.19 ms)."""
+
+    def load_many(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, int]:
+        """``load`` of each table into the relation it is keyed by; the new rows per relation."""
+
 
 @runtime_checkable
 class FrameLoading(Protocol):

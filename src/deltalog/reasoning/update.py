@@ -23,7 +23,7 @@ from deltalog.memo import IdentityMemo
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
-from deltalog.reasoning.workspace import Role, Workspace
+from deltalog.reasoning.workspace import Workspace, explicit_relation
 from deltalog.syntax.ast import literal_atoms
 
 
@@ -85,9 +85,23 @@ class Update:
     # (removed, added) of predicates that cannot change any more in this update: those of finished strata
     # (``settle``), so that later strata ask nothing of the backend about them
     settled: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # (deleted, added) explicit facts per predicate the update names, after normalisation
+    # (algorithms/explicit.py): for a predicate no rule derives, its whole change
+    explicit_changes: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.workspace = Workspace(self.reasoning.backend)
+        self._explicit_stores: frozenset[str] | None = None
+
+    def explicit_store(self, predicate: str) -> str | None:
+        """The relation of a derived predicate's explicit facts (``p#explicit``) if it has one. They are
+        made only when explicit changes are applied, before any stratum is maintained, so the stored
+        relations are listed once per update, not once per predicate and stratum (~30 listings of ~150
+        relations a 1,000-fact LUBM-like deletion)."""
+        if self._explicit_stores is None:
+            self._explicit_stores = frozenset(self.backend.relations())
+        name = explicit_relation(predicate)
+        return name if name in self._explicit_stores else None
 
     def delete(self, predicate: str, plan, generation: int) -> int:
         """Delete facts of a derived predicate during maintenance, counting them (001's set D)
@@ -116,16 +130,13 @@ class Update:
 
     def changes(self, predicate: str) -> tuple[int, int]:
         """(removed, added) of a predicate: O(1) once it is settled; a predicate no rule derives (changed
-        before any stratum runs) is settled at first sight, without asking when the update does not name it."""
+        before any stratum runs, by its explicit changes only) is settled at first sight, without asking."""
         found = self.settled.get(predicate)
         if found is not None:
             return found
         if predicate in self.reasoning.program.idb:
             return self.counted_changes(predicate)
-        if self.workspace.has(Role.ADDED, predicate) or self.workspace.has(Role.DELETED, predicate):
-            found = self.counted_changes(predicate)
-        else:
-            found = (0, 0)
+        found = self.explicit_changes.get(predicate, (0, 0))
         self.settled[predicate] = found
         return found
 

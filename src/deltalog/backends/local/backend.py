@@ -6,11 +6,11 @@ stored by the representation chosen at ``create_relation`` (storage/representati
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, MutableMapping
+from typing import TYPE_CHECKING, Any, Mapping, MutableMapping
 
 import numpy as np
 
-from deltalog.backends.base import ChoosesRepresentation, EncodedColumns, Persistent
+from deltalog.backends.base import BatchLoading, ChoosesRepresentation, EncodedColumns, Persistent
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node
 from deltalog.storage.dictionary import Dictionary
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polar
     import pyarrow as pa
 
 
-class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
+class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoading):
     """Runs plans with the vectorised numpy executor over in-memory relations (capabilities: see base.py)."""
 
     name = "local"
@@ -126,6 +126,27 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
                 from deltalog.backends.local.codec import encode_series
                 columns = [encode_series(table.to_series(i), self.dictionary) for i in range(table.width)]
             return target.insert(columns or [np.zeros(table.height, np.int64)], generation=generation)
+
+    def load_many(self, *, tables: Mapping[str, pl.DataFrame | IntTable | TextTable],
+                  generation: int) -> dict[str, int]:
+        """``load`` of each table; the columns of the Polars frames of integers (an update's sides, from
+        Python rows) are encoded in one dictionary call and split, instead of one call per column."""
+        import polars as pl
+        plain = {name: table for name, table in tables.items() if isinstance(table, pl.DataFrame) and table.height
+                 and table.width and table.width == self._relations[name].arity   # (arity 0 and errors: ``load``)
+                 and all(t.is_integer() for t in table.dtypes)}
+        loaded = {name: self.load(relation=name, table=table, generation=generation)
+                  for name, table in tables.items() if name not in plain}
+        if not plain:
+            return loaded
+        columns = [table.to_series(i).cast(pl.Int64).to_numpy() for table in plain.values() for i in range(table.width)]
+        ids = np.split(self.dictionary.encode_ints(np.concatenate(columns)), np.cumsum([c.size for c in columns])[:-1])
+        start = 0
+        with small_pages():
+            for name, table in plain.items():
+                loaded[name] = self._relations[name].insert(ids[start:start + table.width], generation=generation)
+                start += table.width
+        return loaded
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
         import polars as pl

@@ -1,0 +1,116 @@
+"""An update's explicit changes, normalised and applied in one step per predicate (001 Algorithm 4, line 39):
+
+    E⁺ := E⁺ \\ E          E⁻ := (E⁻ ∩ E) \\ E⁺          E := (E \\ E⁻) ∪ E⁺
+
+Each side is loaded as given into a scratch relation (``RAW_ADDED``, ``RAW_DELETED``). A predicate
+that rules derive keeps E in a relation of its own (``p#explicit``), and its normalised sides are
+also staged (``ADDED``, ``DELETED``: the algorithms read them as the stratum's explicit changes,
+and test for them, so such a relation exists iff the update adds / deletes facts of p). A predicate
+no rule derives is E itself and no algorithm reads its sides, so its raw sides are applied to it
+directly: the backend's insert and delete store exactly E⁺ \\ E and (E⁻ ∩ E) \\ E⁺ and say how many,
+which is all the update needs of them (``Update.explicit_changes``). That saves a plan evaluation
+and a relation per predicate and side (~0.1 ms each: a 1,000-fact LUBM-like update names ~26
+predicates, 22 of them not derived). Every side is loaded in one backend call where the backend
+can (``BatchLoading``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+from deltalog.backends.base import BatchLoading
+from deltalog.plan import ir
+from deltalog.reasoning.update import Update, tuples_of
+from deltalog.reasoning.workspace import Role, explicit_relation
+
+if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
+    import polars as pl
+
+Raw = tuple[str, int] | None
+"""A side as given: its scratch relation and the distinct facts in it (None: the update has no such side)."""
+
+
+def change_explicit_facts(update: Update, add, delete, ignored_additions: dict[str, int],
+                          ignored_deletions: dict[str, int]) -> None:
+    """Bring E to (E \\ E⁻) ∪ E⁺ for every predicate the update names, recording per predicate the
+    facts really added and deleted (``update.explicit_changes``) and the given ones that were no-ops
+    (``ignored_*``: already there, or not there to delete)."""
+    deleting, adding = update.reasoning.tick(), update.reasoning.tick()   # E⁻ is deleted before E⁺ is added
+    raw = load_raw(update, add, delete)
+    for predicate in sorted(set(add) | set(delete)):
+        arity = update.reasoning.arities[predicate]
+        raw_add, raw_delete = raw.get((Role.RAW_ADDED, predicate)), raw.get((Role.RAW_DELETED, predicate))
+        change = stage_derived if predicate in update.reasoning.program.idb else change_directly
+        added, deleted = change(update, predicate, arity, raw_add, raw_delete, (deleting, adding))
+        update.explicit_changes[predicate] = (deleted, added)
+        if raw_add is not None:
+            ignored_additions[predicate] = raw_add[1] - added
+        if raw_delete is not None:
+            ignored_deletions[predicate] = raw_delete[1] - deleted
+
+
+def load_raw(update: Update, add: Mapping[str, pl.DataFrame],
+             delete: Mapping[str, pl.DataFrame]) -> dict[tuple[Role, str], tuple[str, int]]:
+    """Every side as given, encoded into its scratch relation (in one call where the backend can),
+    by (role, predicate)."""
+    tables: dict[tuple[Role, str], tuple[str, pl.DataFrame]] = {}
+    for role, sides in ((Role.RAW_ADDED, add), (Role.RAW_DELETED, delete)):
+        for predicate, table in sides.items():
+            name = update.workspace.relation(role, predicate, update.reasoning.arities[predicate])
+            tables[role, predicate] = (name, table)
+    backend, g0 = update.backend, update.views.g0
+    if isinstance(backend, BatchLoading):
+        loaded = backend.load_many(tables={name: table for name, table in tables.values()}, generation=g0)
+    else:
+        loaded = {name: backend.load(relation=name, table=table, generation=g0) for name, table in tables.values()}
+    return {key: (name, loaded[name]) for key, (name, _) in tables.items()}
+
+
+def really_deleted(raw_delete: Raw, raw_add: Raw, arity: int) -> ir.Node:
+    """E⁻ \\ E⁺ (deleting them from E keeps only those in E)."""
+    assert raw_delete is not None
+    gone: ir.Node = tuples_of(raw_delete[0], arity)
+    if raw_add is not None:
+        gone = ir.AntiJoin(gone, tuples_of(raw_add[0], arity), columns(arity))
+    return gone
+
+
+def change_directly(update: Update, predicate: str, arity: int, raw_add: Raw, raw_delete: Raw,
+                    generations: tuple[int, int]) -> tuple[int, int]:
+    """A predicate no rule derives: its raw sides applied to it; (facts added, facts deleted)."""
+    deleting, adding = generations
+    added = deleted = 0
+    if raw_add is not None:
+        added = update.backend.insert(relation=predicate, plan=tuples_of(raw_add[0], arity), generation=adding,
+                                      revive_since=update.views.g0)
+    if raw_delete is not None:
+        deleted = update.backend.delete(relation=predicate, plan=really_deleted(raw_delete, raw_add, arity),
+                                        generation=deleting)
+    return added, deleted
+
+
+def stage_derived(update: Update, predicate: str, arity: int, raw_add: Raw, raw_delete: Raw,
+                  generations: tuple[int, int]) -> tuple[int, int]:
+    """A predicate rules also derive: its normalised sides staged (``ADDED``, ``DELETED``) and applied
+    to its explicit facts (``p#explicit``); (facts added, facts deleted)."""
+    deleting, adding = generations
+    store, g0, backend = explicit_relation(predicate), update.views.g0, update.backend
+    backend.create_relation(relation=store, arity=arity)
+    known = tuples_of(store, arity)
+    added = deleted = 0
+    if raw_delete is not None:   # staged before E changes: (E⁻ ∩ E) \ E⁺
+        minus = update.workspace.relation(Role.DELETED, predicate, arity)
+        plan = ir.SemiJoin(really_deleted(raw_delete, raw_add, arity), known, columns(arity))
+        deleted = backend.insert(relation=minus, plan=plan, generation=g0)
+    if raw_add is not None:
+        plus = update.workspace.relation(Role.ADDED, predicate, arity)
+        added = backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add[0], arity), known, columns(arity)),
+                               generation=g0)
+        backend.insert(relation=store, plan=tuples_of(plus, arity), generation=adding, revive_since=g0)
+    if raw_delete is not None:
+        backend.delete(relation=store, plan=tuples_of(minus, arity), generation=deleting)
+    return added, deleted
+
+
+def columns(arity: int) -> tuple[str, ...]:
+    return tuple(f"c{i}" for i in range(arity))
