@@ -154,3 +154,21 @@ def test_vocabularies_that_cannot_be_merged_exactly_stay_apart(monkeypatch):
     assert len({id(t.vocabulary) for t in share_vocabulary(tables)}) == 1
     monkeypatch.setattr(plain_cells, "_distinct", lambda words: None)
     assert share_vocabulary(tables) == tables
+
+
+def test_a_relation_of_loaded_names_is_decoded_from_the_loads_rows(tmp_path):
+    """The first names a backend loads get consecutive ids; a relation of them is decoded by gathering
+    their byte rows (plain_codec.names_by_id), with the same cells as formatting each name again."""
+    backend = LocalBackend()
+    table = read_plain_cells("b\té\nabcdefghijk\tb\n".encode(), "\t", None, None)
+    backend.create_relation(relation="e", arity=2)
+    backend.load(relation="e", table=table, generation=0)
+    assert backend._names is not None
+    backend.dictionary.encode_texts("string", ["later"])   # beyond the loaded range: formatted again
+    for relation, rows in (("e", [("b", "é"), ("abcdefghijk", "b")]), ("f", [("b", "later")])):
+        if relation == "f":
+            backend.create_relation(relation="f", arity=2)
+            backend.load(relation="f", table=pl.DataFrame({"c0": ["b"], "c1": ["later"]}), generation=0)
+        decoded = backend.read(relation=relation)
+        assert isinstance(decoded, PlainTable)
+        assert sorted(as_polars(decoded).rows()) == sorted(rows)

@@ -4,7 +4,7 @@ A fact file of names (``alice	bob``) is, after a file of ints, the usual input. 
 it costs the import (~0.15 s) plus a hash lookup and a collect per column (issue 15: 0.36 s of the
 0.9 s ``pc`` run went to encoding its 8 text columns). Here such a file is cut into cells over its
 bytes (as io/int_columns.py cuts ints), each cell's bytes are read as big-endian 64-bit words, and
-one ``np.unique`` over a key per cell gives the distinct cells (the file's ``Vocabulary``) and each
+one sort of a key per cell gives the distinct cells (the file's ``Vocabulary``) and each
 cell's code: the backend then encodes each distinct name once (backends/local/plain_codec.py).
 
 Only cells that are certainly plain strings are taken (``storage.values.parse_cell`` reads them as
@@ -143,20 +143,21 @@ def _plain_words(buf: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
 
 
 def _distinct(words: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(the distinct rows of ``words``, each row's position among them) by one ``np.unique`` of a key per
-    row; None when two different rows share a hashed key (then nothing is guessed)."""
+    """(the distinct rows of ``words``, each row's position among them) by one sort of a key per row;
+    None when two different rows share a hashed key (then nothing is guessed)."""
     keys = words[:, 0].copy()
     for w in range(1, words.shape[1]):   # wider than 8 bytes: a hash of the words, checked below
         keys = (keys * _MIX) ^ words[:, w]
-    unique, inverse = np.unique(keys, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    if words.shape[1] == 1:   # the key is the word: exact
-        return unique.reshape(-1, 1), inverse
-    some = np.empty(unique.size, np.int64)
-    some[inverse] = np.arange(inverse.size)   # a row of each key (the last one written)
-    distinct = words[some]
-    if not (distinct[inverse] == words).all():
-        return None
+    order = np.argsort(keys)   # np.unique(return_inverse=True) does more: 15 vs 10 ms at 400k keys
+    ordered = keys[order]
+    first = np.empty(keys.size, bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    inverse = np.empty(keys.size, np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    distinct = words[order[first]]
+    if words.shape[1] > 1 and not (distinct[inverse] == words).all():
+        return None   # two different rows of one hashed key
     return distinct, inverse
 
 

@@ -18,13 +18,13 @@ from deltalog.storage.relation import Relation
 from deltalog.storage.representations import DEFAULT, make_relation
 from deltalog.storage.stored import WHOLE, StoredRelation, View, scan_all
 from deltalog.io.int_columns import ColumnTable, IntTable, as_polars
-from deltalog.io.plain_cells import PlainTable
+from deltalog.io.plain_cells import PlainTable, Vocabulary
 from deltalog.io.text_table import SMALL_TEXT_CELLS, TextTable, small_enough
 from deltalog.storage.values import INT
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
 from deltalog.backends.local.compose import set_projects
 from deltalog.backends.local.memory import small_pages
-from deltalog.backends.local.plain_codec import decode_plain, encode_plain
+from deltalog.backends.local.plain_codec import decode_plain, encode_plain, names_by_id
 
 if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polars ~0.1 s (not needed for ints)
     import polars as pl
@@ -39,6 +39,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
     def __init__(self, *, chunk_rows: int = CHUNK_ROWS, representation: str = DEFAULT) -> None:
         """``representation``: how relations are stored unless ``create_relation`` says otherwise."""
         self.dictionary = Dictionary()
+        self._names: tuple[int, Vocabulary] | None = None   # the first loaded names' byte rows (plain_codec)
         self._relations: dict[str, StoredRelation] = {}
         self._chunk_rows = chunk_rows
         self.representation = representation
@@ -123,6 +124,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
                 columns = self.dictionary.encode_int_columns(table.arrays)
             elif isinstance(table, PlainTable):   # a file of plain names, read without Polars
                 columns = encode_plain(table, self.dictionary)
+                self._names = self._names or names_by_id(table.vocabulary)
             elif isinstance(table, TextTable):   # a small text file, read without Polars
                 from deltalog.backends.local.text_codec import encode_table
                 columns = encode_table(table, self.dictionary)
@@ -152,7 +154,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation):
         if n and stored.arity and all(bool((kinds[c] == INT).all()) for c in live):
             ints = self.dictionary.ints.view()
             return IntTable([ints[c] for c in live])
-        plain = decode_plain(live, self.dictionary) if n else None   # strings all written raw: no Polars
+        plain = decode_plain(live, self.dictionary, self._names) if n else None   # strings all written raw: no Polars
         if plain is not None:
             return plain
         if stored.arity and small_enough(n * stored.arity, SMALL_TEXT_CELLS):   # decoded without Polars

@@ -26,13 +26,29 @@ def encode_plain(table: PlainTable, d: Dictionary) -> list[np.ndarray]:
     return [ids[codes] for codes in table.arrays]
 
 
-def decode_plain(columns: list[np.ndarray], d: Dictionary) -> PlainTable | None:
-    """A relation's id columns as a PlainTable, or None unless every id is a string written raw."""
+def names_by_id(vocabulary: Vocabulary) -> tuple[int, Vocabulary] | None:
+    """(first id, vocabulary) when an encoded vocabulary's names got consecutive ids (they were all new,
+    as the first names a backend loads): then the name of id i is row i - first id, and a relation of
+    those names is decoded by a gather of rows instead of formatting each name again."""
+    assert vocabulary.encoded is not None
+    ids = vocabulary.encoded[1]
+    if ids.size and int(ids[-1]) - int(ids[0]) == ids.size - 1 and bool((np.diff(ids) == 1).all()):
+        return int(ids[0]), vocabulary
+    return None
+
+
+def decode_plain(columns: list[np.ndarray], d: Dictionary,
+                 names: tuple[int, Vocabulary] | None = None) -> PlainTable | None:
+    """A relation's id columns as a PlainTable, or None unless every id is a string written raw; the
+    distinct ids' rows come from ``names`` (``names_by_id``) when it has them all."""
     kinds = d.kinds.view()
     if not columns or not all(c.size and bool((kinds[c] == STRING).all()) for c in columns):
         return None
     unique, inverse = unique_inverse(np.concatenate(columns))
-    vocabulary = Vocabulary.of_texts(list(map(d.texts.__getitem__, unique.tolist())))   # type: ignore[arg-type]
+    if names is not None and names[0] <= unique[0] and unique[-1] < names[0] + len(names[1]):
+        vocabulary: Vocabulary | None = Vocabulary(names[1].words[unique - names[0]])
+    else:
+        vocabulary = Vocabulary.of_texts(list(map(d.texts.__getitem__, unique.tolist())))   # type: ignore[arg-type]
     if vocabulary is None:
         return None
     return PlainTable(np.split(inverse, np.cumsum([c.size for c in columns[:-1]])), vocabulary)
