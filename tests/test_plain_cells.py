@@ -7,6 +7,8 @@ writes; a load through the PlainTable path stores the same constants as through 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -172,3 +174,30 @@ def test_a_relation_of_loaded_names_is_decoded_from_the_loads_rows(tmp_path):
         decoded = backend.read(relation=relation)
         assert isinstance(decoded, PlainTable)
         assert sorted(as_polars(decoded).rows()) == sorted(rows)
+
+
+PROBE = """
+import sys
+from deltalog.api import Reasoner
+r = Reasoner(sys.argv[1])
+r.load_directory(sys.argv[2])
+r.load_directory(sys.argv[3])   # names already in the dictionary: looked up without Polars
+r.write(sys.argv[4])
+print("polars" in sys.modules, len(r.backend.dictionary))
+"""
+
+
+def test_loads_of_plain_names_need_no_polars_and_keep_one_id_per_name(tmp_path):
+    import subprocess
+    import sys
+    program = tmp_path / "p.dl"
+    program.write_text('reach(Y) :- edge("n0", Y).\nreach(Z) :- reach(Y), edge(Y, Z).\n')
+    for name, edges in (("a", [(f"n{i}", f"n{i + 1}") for i in range(0, 3000)]),
+                        ("b", [(f"n{i}", f"n{i + 1}") for i in range(2990, 6000)])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "edge.tsv").write_text("".join(f"{x}\t{y}\n" for x, y in edges))
+    out = subprocess.run([sys.executable, "-c", PROBE, str(program), str(tmp_path / "a"), str(tmp_path / "b"),
+                          str(tmp_path / "out")], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout.split()
+    assert out == ["False", "6001"]
+    assert sorted((tmp_path / "out" / "reach.tsv").read_text().splitlines()) == sorted(f"n{i}" for i in range(1, 6001))
