@@ -77,22 +77,3 @@ def test_a_directory_with_no_predicate_name_is_refused(tmp_path):
 def test_a_glob_matching_nothing_is_refused(tmp_path):
     with pytest.raises(InputError, match="no file matches"):
         read_table(str(tmp_path / "edge-*.tsv"))
-
-
-def test_a_directory_read_on_two_threads_gives_the_tables_and_errors_of_one(tmp_path, monkeypatch):
-    """io/datasets: from PARALLEL_READ_BYTES on the files are read on two threads; the tables are the
-    same, and the error raised is the first file's in order, as when they are read one by one."""
-    from deltalog.io import datasets
-    from deltalog.io.int_columns import as_polars
-    (tmp_path / "a.tsv").write_text("1\t2\n")
-    (tmp_path / "b.tsv").write_text("x\ty\n")
-    (tmp_path / "c.csv").write_text("p,1.5\n")
-    serial = {k: as_polars(v).rows() for k, v in datasets.read_facts_dir(tmp_path).items()}
-    monkeypatch.setattr(datasets, "PARALLEL_READ_BYTES", 0)
-    assert {k: as_polars(v).rows() for k, v in datasets.read_facts_dir(tmp_path).items()} == serial
-    (tmp_path / "b.tsv").write_text("x\ty\nz\n")   # ragged: an error naming b.tsv ...
-    (tmp_path / "c.tsv").write_text("1\n")          # ... before c's different arity
-    (tmp_path / "bad-name.tsv").write_text("1\n")
-    with pytest.raises(InputError) as error:
-        datasets.read_facts_dir(tmp_path)
-    assert "b.tsv" in str(error.value)

@@ -117,23 +117,3 @@ def test_the_writer_writes_int_tables_in_slices_as_polars_would(tmp_path, monkey
     writers.write_table(table, tmp_path / f"a.{fmt}", format=fmt)
     writers.write_table(table.to_polars(), tmp_path / f"b.{fmt}", format=fmt)
     assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(cells, cells), min_size=1, max_size=12), st.sampled_from([None, 2]))
-@example([("1", "2"), ("3", "4"), ("5", "6")], None)
-@example([("1", "2"), ("3", "4"), ("5", "x")], 2)   # the second half refused: the whole file is
-def test_a_file_parsed_in_two_halves_reads_as_in_one(rows, arity):
-    """io/int_columns: from PARALLEL_BYTES on a file is parsed in two halves on two threads; the table
-    (or the refusal) is the one of a single pass."""
-    from deltalog.io import int_columns
-    data = "".join(f"{a}\t{b}\n" for a, b in rows).encode()
-    whole = read_int_cells(data, "\t", arity)
-    saved, int_columns.PARALLEL_BYTES = int_columns.PARALLEL_BYTES, 1
-    try:
-        halves = read_int_cells(data, "\t", arity)
-    finally:
-        int_columns.PARALLEL_BYTES = saved
-    assert (whole is None) == (halves is None)
-    if whole is not None:
-        assert [a.tolist() for a in whole.arrays] == [a.tolist() for a in halves.arrays]

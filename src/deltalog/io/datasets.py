@@ -12,7 +12,7 @@ import glob
 import os
 from pathlib import Path, PurePath
 
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,7 +26,6 @@ from deltalog.syntax.ast import NO_SPAN, Span
 if TYPE_CHECKING:   # Polars is imported where a table needs it: files of ints are read without it
     import polars as pl
 
-PARALLEL_READ_BYTES = 1 << 20   # files of a directory are read on two threads from 1 MB on together
 PART_SUFFIXES = {".txt": "tsv"}   # Spark's text writer (our --distributed TSV) names part files .txt
 
 
@@ -118,39 +117,19 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
         tables = read_rdf_files(rdf_files, per_predicate=rdf_predicates, rdf_map=rdf_map_of(rdf_map))
         for name, table in tables.items():
             parts.setdefault(name, []).append((rdf_files[0], table))
-    files: list[tuple[Path, str]] = []
-    bad = None   # an invalid name ends the listing; the files before it are read (their errors come first)
     for entry in entries:
-        predicate = None if entry in rdf_files else _predicate_of(entry)
-        if predicate is not None and not PREDICATE_RE.fullmatch(predicate):
-            bad = InputError(f"{predicate!r} is not a valid predicate name", Span(str(entry), 0, 0))
-            break
-        if predicate is not None:
-            files.append((entry, predicate))
-    read = [lambda e=e, p=p: read_decoded(e, arity=arities.get(p), decl=declarations.get(p)) for e, p in files]
-    for (entry, predicate), table in zip(files, _read_all(read, sum(_size(e) for e, _ in files))):
+        if entry in rdf_files:
+            continue
+        predicate = _predicate_of(entry)
+        if predicate is None:
+            continue
+        if not PREDICATE_RE.fullmatch(predicate):
+            raise InputError(f"{predicate!r} is not a valid predicate name", Span(str(entry), 0, 0))
+        table = read_decoded(entry, arity=arities.get(predicate), decl=declarations.get(predicate))
         parts.setdefault(predicate, []).append((entry, table))
-    if bad is not None:
-        raise bad
     _share_vocabulary(parts)
     combined = {name: combine(name, tables, arities.get(name)) for name, tables in parts.items()}
     return {name: table for name, table in combined.items() if table is not None}
-
-
-def _read_all(reads: list, size: int) -> Iterator[Any]:
-    """The results of the reads, in order: on two threads when there are several and ``size`` (their
-    bytes) reaches PARALLEL_READ_BYTES (the NumPy readers release the GIL in their array passes, so a
-    second file is cut while the first is; an error is raised at its file's turn, as serially)."""
-    if len(reads) < 2 or size < PARALLEL_READ_BYTES:
-        return (read() for read in reads)
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(2) as pool:
-        futures = [pool.submit(read) for read in reads]
-    return (future.result() for future in futures)
-
-
-def _size(entry: Path) -> int:
-    return entry.stat().st_size if entry.is_file() else 0
 
 
 def combine(name: str, tables: list[tuple[Path, Any]], arity: int | None) -> Any:

@@ -21,7 +21,6 @@ import numpy as np
 if TYPE_CHECKING:
     import polars as pl
 
-PARALLEL_BYTES = 1 << 22   # files from 4 MB (~300k rows of two ids) on are parsed on two threads
 MAX_DIGITS = 18   # 10**18 - 1 < 2**63 - 1: a cell this short always fits 64 bits
 _ZERO, _MINUS, _LINE = 48, 45, 10
 
@@ -71,28 +70,16 @@ def concat(tables: list[IntTable]) -> IntTable:
 
 def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable | None:
     """The table of a file of canonical ints in rows of ``arity`` cells (of the first row's number of
-    cells when None), or None when the file is anything else (see the module docstring). A file of
-    ``PARALLEL_BYTES`` or more is parsed in two halves (cut at a line feed) on two threads: NumPy
-    releases the GIL in its array passes, so the second core takes half of the work."""
+    cells when None), or None when the file is anything else (see the module docstring)."""
     if not data or len(separator) != 1 or not plausible(data, separator):
         return None   # a byte that is no digit, '-' or terminator
     if not data.endswith(b"\n"):
         data += b"\n"
-    if arity is None:
-        arity = data.count(separator.encode(), 0, data.find(b"\n")) + 1
     buf = np.frombuffer(data, np.uint8)
-    middle = data.find(b"\n", len(data) // 2) + 1
-    if len(data) < PARALLEL_BYTES or not 0 < middle < len(data):
-        return _parse(buf, ord(separator), arity)
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(2) as pool:
-        halves = list(pool.map(lambda half: _parse(half, ord(separator), arity), (buf[:middle], buf[middle:])))
-    return None if halves[0] is None or halves[1] is None else concat([halves[0], halves[1]])
-
-
-def _parse(buf: np.ndarray, sep: int, arity: int) -> IntTable | None:
-    """``read_int_cells`` of whole lines (``buf`` ends in a line feed)."""
+    sep = ord(separator)
     ends = np.flatnonzero((buf == sep) | (buf == _LINE))   # the byte after each cell
+    first_line = int(np.argmax(buf[ends] == _LINE))
+    arity = arity if arity is not None else first_line + 1
     if arity < 1 or ends.size % arity or not regular_rows(buf[ends].reshape(-1, arity), sep):
         return None
     values = _cell_values(buf, ends)

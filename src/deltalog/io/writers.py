@@ -7,7 +7,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,28 +100,15 @@ def _numpy_writes(table: IntTable) -> bool:
     return "polars" not in sys.modules and table.height * table.width <= NUMPY_WRITE_CELLS
 
 
-def _two_at_a_time(make: Callable[[Any], bytes], chunks: list) -> Iterator[bytes]:
-    """``make`` of each chunk, in order, two chunks at a time on two threads (NumPy releases the GIL in
-    its array passes: the second core lays out every other slice); only two slices' bytes are held."""
-    if len(chunks) < 2:
-        yield from map(make, chunks)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(2) as pool:
-        for at in range(0, len(chunks), 2):
-            yield from pool.map(make, chunks[at:at + 2])
-
-
 def _write(table: pl.DataFrame | IntTable, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:
     """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are);
     an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), a PlainTable too
     (io/plain_cells.py: plain names need none, but a CSV cell holding a comma or a quote), a TextTable in
     Python (io/text_table.py), the same bytes Polars writes."""
     if isinstance(table, IntTable) and fmt in ("tsv", "facts", "csv") and _numpy_writes(table):
-        separator = "," if fmt == "csv" else "\t"
         with path.open("wb") as file:   # in slices: the text matrices of a slice stay in cache and are reused
-            file.writelines(_two_at_a_time(lambda chunk: int_cells_bytes(chunk, separator),
-                                           table.row_chunks(WRITE_CHUNK_ROWS)))
+            for chunk in table.row_chunks(WRITE_CHUNK_ROWS):
+                file.write(int_cells_bytes(chunk, "," if fmt == "csv" else "\t"))
         return
     if isinstance(table, PlainTable) and fmt in ("tsv", "facts", "csv"):
         chunks = plain_table_bytes(table, "," if fmt == "csv" else "\t", WRITE_CHUNK_ROWS)
