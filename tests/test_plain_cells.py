@@ -27,7 +27,8 @@ from deltalog.io.writers import write_table
 from deltalog.storage.dictionary import Dictionary
 
 TRICKY = ["a", "b", "ab", "abcdefgh", "abcdefghi", "x" * 64, "y" * 65, "été", "日本語の名前", "a b", " a", "a ",
-          "", "1", "-a", "<a>", '"q"', "a\"b", "a,b", "a\rb", "\ufeffa", "\x00a", "a'b", "_", "A" * 17]
+          "", "1", "-a", "<a>", '"q"', "a\"b", "a,b", "a\rb", "\ufeffa", "\x00a", "a'b", "_", "A" * 17,
+         "a\x0bb", "\x1fa", "a\u2028b", "a\x85", "\u00a0a"]   # control and Unicode line-separator characters
 names = st.one_of(st.sampled_from(TRICKY), st.text("abcxyz_é", min_size=1, max_size=20))
 
 
