@@ -136,7 +136,7 @@ def test_a_load_of_several_files_encodes_each_name_once(tmp_path):
         backend.load(relation=name, table=table, generation=0)
     assert backend.typed_rows(relation="g") == {(("string", "a"), ("string", "z")), (("string", "z"), ("string", "y"))}
     assert len(backend.dictionary) == 7   # a b c d z y abcdefghijk, each once
-    assert same(as_polars(backend.read(relation="f")), pl.DataFrame({"c0": ["c", "abcdefghijk"], "c1": ["d", "a"]}))
+    assert sorted(as_polars(backend.read(relation="f")).rows()) == [("abcdefghijk", "a"), ("c", "d")]
 
 
 def test_names_already_in_the_dictionary_keep_their_ids(tmp_path):
