@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, MutableMapping, Protocol, runtim
 if TYPE_CHECKING:   # annotations only: importing the contract must not load polars/pyarrow (start-up time)
     import polars as pl
 
-    from deltalog.io.int_columns import IntTable
-    from deltalog.io.text_table import TextTable
+    from deltalog.io.int_columns import ColumnTable
     import pyarrow as pa
 
     from deltalog.plan.ir import Node
@@ -74,18 +73,18 @@ class Backend(Protocol):
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
         """Distinct values of the columns at ``positions`` (an estimate for planning; None if unknown)."""
 
-    def load(self, *, relation: str, table: pl.DataFrame | IntTable | TextTable, generation: int) -> int:
-        """Encode and store a table of values (int, float or text cells; also an IntTable or a TextTable,
+    def load(self, *, relation: str, table: pl.DataFrame | ColumnTable, generation: int) -> int:
+        """Encode and store a table of values (int, float or text cells; also an IntTable, PlainTable or TextTable,
         from ``deltalog.io.formats.read_decoded``, on a backend that does not load frames itself); return
         the new rows."""
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
         """Evaluate a plan and decode it to a table (for queries and exports)."""
 
-    def read(self, *, relation: str) -> pl.DataFrame | IntTable | TextTable:
+    def read(self, *, relation: str) -> pl.DataFrame | ColumnTable:
         """The decoded rows of a relation, columns c0..ck: a DataFrame, or an IntTable (a backend may
-        give one when every column holds ints) or a TextTable (a few cells; ``deltalog.io.int_columns.as_polars``
-        converts either)."""
+        give one when every column holds ints), a PlainTable (every value a string written raw) or a
+        TextTable (a few cells); ``deltalog.io.int_columns.as_polars`` converts any of them."""
 
     def typed_rows(self, *, relation: str) -> set[tuple[tuple[str, object], ...]]:
         """The rows of a relation as exact (kind, value) tuples (for tests and small results)."""

@@ -14,9 +14,12 @@ from pathlib import Path, PurePath
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from deltalog.errors import InputError
 from deltalog.io.formats import RDF_SUFFIXES, TABLE_SUFFIXES, read_decoded
 from deltalog.io.int_columns import IntTable, as_polars, concat
+from deltalog.io.plain_cells import PlainTable, share_vocabulary
 from deltalog.io.writers import PREDICATE_RE
 from deltalog.syntax.ast import NO_SPAN, Span
 
@@ -98,8 +101,9 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
     one binary predicate per property, named from all RDF files' properties together). Files with
     other extensions are ignored; a subdirectory that is not a valid
     predicate name is refused. ``declarations`` (``@decl`` by predicate) type the declared predicates.
-    Tables are Polars DataFrames, or IntTables where every file of a predicate held canonical ints
-    (``deltalog.io.formats.read_decoded``; ``deltalog.io.readers.read_facts_dir`` gives DataFrames only).
+    Tables are Polars DataFrames, or IntTables where every file of a predicate held canonical ints,
+    PlainTables (all of one vocabulary) where they held plain names (``deltalog.io.formats.read_decoded``;
+    ``deltalog.io.readers.read_facts_dir`` gives DataFrames only).
     """
     folder, arities, declarations = Path(directory), arities or {}, declarations or {}
     if not folder.is_dir():
@@ -123,6 +127,7 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
             raise InputError(f"{predicate!r} is not a valid predicate name", Span(str(entry), 0, 0))
         table = read_decoded(entry, arity=arities.get(predicate), decl=declarations.get(predicate))
         parts.setdefault(predicate, []).append((entry, table))
+    _share_vocabulary(parts)
     combined = {name: combine(name, tables, arities.get(name)) for name, tables in parts.items()}
     return {name: table for name, table in combined.items() if table is not None}
 
@@ -130,8 +135,8 @@ def read_facts_dir(directory: str | os.PathLike, *, rdf_predicates: bool = False
 def combine(name: str, tables: list[tuple[Path, Any]], arity: int | None) -> Any:
     """Concatenate the files of one predicate; empty files of unknown arity add nothing, and when
     every file is such, the result is None (zero facts, no relation) or, with ``arity``, an empty table.
-    One file's table is kept as it is; IntTables stay one when every file is one (else they join the
-    others as DataFrames)."""
+    One file's table is kept as it is; IntTables (PlainTables of one vocabulary) stay one when every
+    file is one (else they join the others as DataFrames)."""
     known = [(file, df) for file, df in tables if df.width or df.height]
     if not known:
         from deltalog.io.readers import empty_table
@@ -144,7 +149,19 @@ def combine(name: str, tables: list[tuple[Path, Any]], arity: int | None) -> Any
         return known[0][1]
     if all(isinstance(df, IntTable) for _, df in known):
         return concat([df for _, df in known])
+    if all(isinstance(df, PlainTable) and df.vocabulary is known[0][1].vocabulary for _, df in known):
+        return PlainTable([np.concatenate(c) for c in zip(*(df.arrays for _, df in known))], known[0][1].vocabulary)
     return _concat_frames([as_polars(df) for _, df in known])
+
+
+def _share_vocabulary(parts: dict[str, list[tuple[Path, Any]]]) -> None:
+    """Recode the directory's files of plain names into one vocabulary (io/plain_cells.share_vocabulary),
+    in place: a name in several files is then encoded once, and a predicate's files concatenate as codes."""
+    plain = [(name, i) for name, tables in parts.items()
+             for i, (_, table) in enumerate(tables) if isinstance(table, PlainTable)]
+    shared = share_vocabulary([parts[name][i][1] for name, i in plain])
+    for (name, i), table in zip(plain, shared):
+        parts[name][i] = (parts[name][i][0], table)
 
 
 def _concat_frames(frames: list[pl.DataFrame]) -> pl.DataFrame:

@@ -1,8 +1,9 @@
 """Fact file formats by name and extension, and the one entry that reads a file without Polars when it can.
 
 Kept free of Polars and PyArrow: ``read_decoded`` gives a file of canonical ints as an IntTable
-(io/int_columns.py), a small text file as a TextTable (io/text_table.py), and imports the general
-readers only for other files (start-up time, issue 15).
+(io/int_columns.py), a file of plain names as a PlainTable (io/plain_cells.py), a small text file
+as a TextTable (io/text_table.py), and imports the general readers only for other files (start-up
+time, issue 15).
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ DIALECTS = {
 def read_decoded(path: str | os.PathLike, *, format: str | None = None, arity: int | None = None,
                  decl=None) -> Any:
     """``deltalog.io.readers.read_table``'s table, except that a headerless text file of canonical
-    ints comes back as an IntTable and a small text file (typed by form) as a TextTable
-    (io/text_table.py), both read without importing Polars; the same values either way."""
+    ints comes back as an IntTable, a file of plain names as a PlainTable (io/plain_cells.py) and a
+    small text file (typed by form) as a TextTable (io/text_table.py), all read without importing
+    Polars; the same values either way."""
     dialect = _text_dialect(path, format)
     if dialect is not None:
         arity = decl.arity if decl is not None else arity
@@ -50,6 +52,9 @@ def read_decoded(path: str | os.PathLike, *, format: str | None = None, arity: i
             if table is not None:
                 return table
         if decl is None or (decl.arity and all(t == "any" for t in decl.types)):
+            plain = None if dialect.header else _read_plain(path, dialect, arity)
+            if plain is not None:
+                return plain
             small = _read_small(path, dialect, arity)
             if small is not None:
                 return small
@@ -80,6 +85,17 @@ def _read_small(path: str | os.PathLike, dialect: Dialect, arity: int | None) ->
     except OSError:
         return None
     return read_small_text(data, str(path), dialect, arity)
+
+
+def _read_plain(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> Any:
+    """The PlainTable of a file of plain names (io/plain_cells.py), or None (also when it cannot be read)."""
+    from deltalog.io.plain_cells import read_plain_cells
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    return read_plain_cells(data, dialect.separator, dialect.quote, arity)
 
 
 def _read_ints(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> IntTable | None:

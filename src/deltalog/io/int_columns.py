@@ -80,7 +80,7 @@ def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable |
     ends = np.flatnonzero((buf == sep) | (buf == _LINE))   # the byte after each cell
     first_line = int(np.argmax(buf[ends] == _LINE))
     arity = arity if arity is not None else first_line + 1
-    if arity < 1 or ends.size % arity or not _regular(buf[ends].reshape(-1, arity), sep):
+    if arity < 1 or ends.size % arity or not regular_rows(buf[ends].reshape(-1, arity), sep):
         return None
     values = _cell_values(buf, ends)
     if values is None:
@@ -94,7 +94,7 @@ def plausible(data: bytes, separator: str) -> bool:
     return not data.translate(None, b"0123456789-\n" + separator.encode())
 
 
-def _regular(terminators: np.ndarray, sep: int) -> bool:
+def regular_rows(terminators: np.ndarray, sep: int) -> bool:
     """Every row has its cells separated by ``sep`` and ends in a line feed."""
     return bool((terminators[:, :-1] == sep).all() and (terminators[:, -1] == _LINE).all())
 

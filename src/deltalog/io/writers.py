@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import InputError
 from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes
+from deltalog.io.plain_cells import PlainTable, plain_table_bytes
 from deltalog.io.text_table import TextTable, text_table_bytes, tsv_empty_cell, tsv_unwritable_cell
 from deltalog.storage.values import STRING
 
@@ -101,13 +102,20 @@ def _numpy_writes(table: IntTable) -> bool:
 
 def _write(table: pl.DataFrame | IntTable, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:
     """Write one table to ``path`` (not atomically) in format ``fmt`` (``ready``: Parquet columns as they are);
-    an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), a TextTable in Python
-    (io/text_table.py), the same bytes Polars writes."""
+    an IntTable as TSV or CSV by NumPy (io/int_columns.py: ints need no quoting), a PlainTable too
+    (io/plain_cells.py: plain names need none, but a CSV cell holding a comma or a quote), a TextTable in
+    Python (io/text_table.py), the same bytes Polars writes."""
     if isinstance(table, IntTable) and fmt in ("tsv", "facts", "csv") and _numpy_writes(table):
         with path.open("wb") as file:   # in slices: the text matrices of a slice stay in cache and are reused
             for chunk in table.row_chunks(WRITE_CHUNK_ROWS):
                 file.write(int_cells_bytes(chunk, "," if fmt == "csv" else "\t"))
         return
+    if isinstance(table, PlainTable) and fmt in ("tsv", "facts", "csv"):
+        chunks = plain_table_bytes(table, "," if fmt == "csv" else "\t", WRITE_CHUNK_ROWS)
+        if chunks is not None:
+            with path.open("wb") as file:
+                file.writelines(chunks)
+            return
     if isinstance(table, TextTable) and fmt in ("tsv", "facts", "csv"):
         path.write_bytes(text_table_bytes(table, fmt))
         return

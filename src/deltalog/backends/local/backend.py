@@ -17,12 +17,14 @@ from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import Relation
 from deltalog.storage.representations import DEFAULT, make_relation
 from deltalog.storage.stored import WHOLE, StoredRelation, View, scan_all
-from deltalog.io.int_columns import IntTable
+from deltalog.io.int_columns import ColumnTable, IntTable, as_polars
+from deltalog.io.plain_cells import PlainTable, Vocabulary
 from deltalog.io.text_table import SMALL_TEXT_CELLS, TextTable, small_enough
 from deltalog.storage.values import INT
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
 from deltalog.backends.local.compose import set_projects
 from deltalog.backends.local.memory import small_pages
+from deltalog.backends.local.plain_codec import decode_plain, encode_plain, names_by_id
 
 if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polars ~0.1 s (not needed for ints)
     import polars as pl
@@ -37,6 +39,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
     def __init__(self, *, chunk_rows: int = CHUNK_ROWS, representation: str = DEFAULT) -> None:
         """``representation``: how relations are stored unless ``create_relation`` says otherwise."""
         self.dictionary = Dictionary()
+        self._names: tuple[int, Vocabulary] | None = None   # the first loaded names' byte rows (plain_codec)
         self._relations: dict[str, StoredRelation] = {}
         self._chunk_rows = chunk_rows
         self.representation = representation
@@ -110,7 +113,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
     def distinct(self, *, relation: str, positions: tuple[int, ...]) -> int | None:
         return self._relations[relation].distinct_estimate(positions)
 
-    def load(self, *, relation: str, table: pl.DataFrame | IntTable | TextTable, generation: int) -> int:
+    def load(self, *, relation: str, table: pl.DataFrame | ColumnTable, generation: int) -> int:
         target = self._relations[relation]
         if table.width != target.arity:
             raise InputError(f"{relation} has arity {target.arity}, but the data has {table.width} columns")
@@ -119,12 +122,16 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         with small_pages():
             if isinstance(table, IntTable):   # a file of ints, read without Polars
                 columns = self.dictionary.encode_int_columns(table.arrays)
+            elif isinstance(table, PlainTable):   # a file of plain names, read without Polars
+                columns = encode_plain(table, self.dictionary)
+                self._names = self._names or names_by_id(table.vocabulary)
             elif isinstance(table, TextTable):   # a small text file, read without Polars
                 from deltalog.backends.local.text_codec import encode_table
                 columns = encode_table(table, self.dictionary)
             else:
                 from deltalog.backends.local.codec import encode_series
-                columns = [encode_series(table.to_series(i), self.dictionary) for i in range(table.width)]
+                frame = as_polars(table)
+                columns = [encode_series(frame.to_series(i), self.dictionary) for i in range(table.width)]
             return target.insert(columns or [np.zeros(table.height, np.int64)], generation=generation)
 
     def load_many(self, *, tables: Mapping[str, pl.DataFrame | IntTable | TextTable],
@@ -157,9 +164,10 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
             return pl.DataFrame({"present": [True] * min(frame.length, 1)})
         return decode_frame([frame.columns[n] for n in names], names, self.dictionary)
 
-    def read(self, *, relation: str) -> pl.DataFrame | IntTable | TextTable:
-        """The decoded rows; an IntTable when there are some and every one is ints, a TextTable when they
-        are few (io/text_table.py): both written without Polars."""
+    def read(self, *, relation: str) -> pl.DataFrame | ColumnTable:
+        """The decoded rows; an IntTable when there are some and every one is ints, a PlainTable when every
+        one is a string written raw (io/plain_cells.py), a TextTable when they are few (io/text_table.py):
+        all written without Polars."""
         stored = self._relations[relation]
         names = [f"c{i}" for i in range(stored.arity)]
         live, n = scan_all(stored)
@@ -167,6 +175,9 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         if n and stored.arity and all(bool((kinds[c] == INT).all()) for c in live):
             ints = self.dictionary.ints.view()
             return IntTable([ints[c] for c in live])
+        plain = decode_plain(live, self.dictionary, self._names) if n else None   # strings all written raw: no Polars
+        if plain is not None:
+            return plain
         if stored.arity and small_enough(n * stored.arity, SMALL_TEXT_CELLS):   # decoded without Polars
             from deltalog.backends.local.text_codec import decode_table
             return decode_table(live, self.dictionary)

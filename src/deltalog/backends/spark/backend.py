@@ -10,8 +10,7 @@ from pyspark.sql import DataFrame, functions as F
 
 from deltalog.backends.base import FrameLoading, Offloading
 from deltalog.errors import InputError
-from deltalog.io.int_columns import IntTable, as_polars
-from deltalog.io.text_table import TextTable
+from deltalog.io.int_columns import ColumnTable, as_polars
 from deltalog.plan.ir import Node, Values
 from deltalog.backends.spark import store
 from deltalog.backends.spark.codec import decode_table, tag_frame, tag_table, text_frame, typed_frame, typed_rows
@@ -176,7 +175,7 @@ class SparkBackend(FrameLoading, Offloading):
 
     # ---- moving data in and out ------------------------------------------------------------------
 
-    def load(self, *, relation: str, table: pl.DataFrame | IntTable | TextTable, generation: int) -> int:
+    def load(self, *, relation: str, table: pl.DataFrame | ColumnTable, generation: int) -> int:
         table = as_polars(table)
         target = self._relations[relation]
         if table.width != target.arity and not (target.arity == 0 and table.width <= 1):
