@@ -62,6 +62,8 @@ def file_text(rows, width, separator, ending, blank) -> str:
 @example(rows=[["a", "1"], ["b", "2"]], width=2, ending="\n", blank=False, raw=False, fmt="tsv", arity=None)
 @example(rows=[["x", "99999999999999999999"]], width=2, ending="\n", blank=False, raw=False, fmt="tsv", arity=None)
 @example(rows=[["a", ""]], width=2, ending="\n", blank=False, raw=False, fmt="csv", arity=None)
+@example(rows=[["0", "0", "0"], ["0", "x\r", "0"]], width=1, ending="\n", blank=False, raw=True, fmt="tsv",
+         arity=None)
 def test_a_small_file_reads_as_the_polars_reader_reads_it(tmp_path_factory, rows, width, ending, blank, raw,
                                                             fmt, arity):
     """``raw``: the cells joined as they are (quotes and separators inside them make ragged or
@@ -145,3 +147,12 @@ def test_a_file_beyond_the_polars_sample_reads_the_same(tmp_path, tail, fmt):
     assert len(text) > 1 << 16
     expected = outcome(lambda: read_table(path))
     assert same(outcome(lambda: read_small_text(path.read_bytes(), str(path), DIALECTS[fmt], None)), expected)
+
+
+def test_a_carriage_return_ending_a_cell_is_kept_in_a_large_file(tmp_path):
+    """Polars drops a ``\\r`` that ends a cell before a separator; a file of any size keeps it."""
+    path = tmp_path / "p.tsv"
+    path.write_bytes(b"".join(b"n%d\t%d\n" % (i, i) for i in range(60_000)) + b"x\r\t7\r\n")
+    table = read_table(path, format="tsv")
+    assert table.height == 60_001
+    assert table.row(-1) == ("x\r", 7)

@@ -72,10 +72,17 @@ def _read_text(data: bytes, file: str, dialect: Dialect, arity: int | None, typi
     expected = arity if arity is not None else len(sample[0][1])
     if any(len(fields) != expected for _, fields in sample):
         return type_columns(_read_python(data, file, dialect, expected), file)
-    df = _read_polars(data, dialect, {f"c{j}": pl.String for j in range(expected)})
+    schema = {f"c{j}": pl.String for j in range(expected)}
+    df = None if _lone_carriage_return(data) else _read_polars(data, dialect, schema)
     if df is None or _has_nulls(df):
         df = _read_python(data, file, dialect, expected)
     return type_columns(df, file)
+
+
+def _lone_carriage_return(data: bytes) -> bool:
+    """Whether a carriage return stands anywhere but before a line feed: Polars drops one that ends a
+    cell (``x\\r<TAB>0`` reads as ``x``), the Python path keeps it as the cell's last character."""
+    return data.count(b"\r") != data.count(b"\r\n")
 
 
 def _has_nulls(df: pl.DataFrame) -> bool:
