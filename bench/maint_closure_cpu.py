@@ -17,12 +17,13 @@ import numpy as np
 from maint_generators import make, uniform_samples
 from deltalog.api import Reasoner
 import deltalog.backends.local.execute as ex
+import deltalog.backends.local.exists as exists
 import deltalog.backends.local.witness as wi
 import deltalog.algorithms.dred as dred
 import deltalog.algorithms.strategies as strategies
 import deltalog.plan.greedy as gr
 from deltalog.plan import ir
-orig = ex._only_keys_compared
+orig = exists._only_keys_compared
 orig_dred = strategies.STRATEGIES["dred"]
 
 
@@ -38,7 +39,7 @@ def plain_dred(update, stratum):
 def set_code(code):
     """Switch the executor and DRed to a variant's code (process-wide, before each of its runs)."""
     code = "after" if code == "auto" else code   # the code as is, updates by algorithm="auto"
-    ex._only_keys_compared = orig if code != "before" else (lambda l, f: False)
+    exists._only_keys_compared = orig if code != "before" else (lambda l, f: False)
     strategies.STRATEGIES["dred"] = orig_dred if code in ("after", "full") else \
         strategies.StratumByStratum("dred", plain_dred)
     gr.WITNESS_EXPANSION = 4.0 if code == "after" else float("inf")

@@ -34,6 +34,8 @@ class Counters(Enum):
     def relation(self, predicate: str) -> str:
         return predicate + self.value
 
+    __hash__ = object.__hash__   # members are singletons: Enum's hash of the name is a Python call
+
 
 class Role(Enum):
     """What a scratch relation holds for one predicate; the value is its name pattern."""
@@ -65,6 +67,8 @@ class Role(Enum):
     def of(self, predicate: str) -> str:
         """The relation name for ``predicate``."""
         return self.value.format(predicate)
+
+    __hash__ = object.__hash__   # a key of every scratch-relation lookup: see Counters
 
 
 class Workspace:

@@ -27,8 +27,9 @@ import numpy as np
 
 from deltalog.plan import ir
 from deltalog.plan.walk import walk
-from deltalog.backends.local.execute import (Context, Lookup, exists_check, lookup_for, materialise,
+from deltalog.backends.local.execute import (Context, Lookup, lookup_for, materialise,
                                              matched_rows, probe_join, project_frame, slices_by_output)
+from deltalog.backends.local.exists import exists_check
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import sorted_unique, unique_inverse
 from deltalog.storage.index import Probe

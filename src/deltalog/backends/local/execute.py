@@ -10,8 +10,8 @@ cache-friendly. Stored relations are read only through the interface of storage/
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import singledispatch
-from typing import Callable, Iterable, Iterator, MutableMapping
+from itertools import chain
+from typing import Iterable, Iterator, MutableMapping
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from deltalog.storage.stored import KeyedView, StoredRelation
 from deltalog.backends.local.frame import Frame, concat_frames
 from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
-from deltalog.backends.local.membership import dense_check
+from deltalog.backends.local.dispatch import NodeDispatch
 
 CHUNK_ROWS = 1 << 18
 
@@ -59,9 +59,7 @@ def materialise(node: ir.Node, ctx: Context) -> Frame:
     return concat_frames(list(stream(node, ctx)), node.columns)
 
 
-@singledispatch
-def stream(node: ir.Node, ctx: Context) -> Iterator[Frame]:
-    raise TypeError(f"the local backend cannot execute {type(node).__name__}")
+stream = NodeDispatch()
 
 
 # ---- scans -----------------------------------------------------------------------------------
@@ -189,8 +187,19 @@ def _join(node: ir.Join, ctx: Context) -> Iterator[Frame]:
 
 
 def join_frames(node: ir.Join, ctx: Context, wanted: tuple[str, ...]) -> Iterator[Frame]:
-    """Stream the join, producing only the ``wanted`` columns (a projection above prunes the rest)."""
-    return probe_join(node, lookup_for(node.right, node.on, ctx), stream(node.left, ctx), ctx, wanted)
+    """Stream the join, producing only the ``wanted`` columns (a projection above prunes the rest).
+    The right side is indexed at the first left row: a small update's plans often start from an
+    empty delta, and then no index is refreshed and no right side materialised."""
+    left = nonempty(stream(node.left, ctx))
+    first = next(left, None)
+    if first is None:
+        return iter(())
+    return probe_join(node, lookup_for(node.right, node.on, ctx), chain((first,), left), ctx, wanted)
+
+
+def nonempty(frames: Iterable[Frame]) -> Iterator[Frame]:
+    """The frames that have rows (an empty one adds nothing to a join, semi- or anti-join)."""
+    return (frame for frame in frames if frame.length)
 
 
 def probe_join(node: ir.Join, lookup: Lookup, left: Iterable[Frame], ctx: Context,
@@ -207,86 +216,6 @@ def probe_join(node: ir.Join, lookup: Lookup, left: Iterable[Frame], ctx: Contex
             columns = {n: frame.columns[n][probe_idx] if n in frame.columns else right[n] for n in wanted}
             ctx.count(node.label, probe_idx.size)
             yield Frame(columns, probe_idx.size)
-
-
-def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
-    """For semi/anti joins: each left frame with a mask of rows that have a match on the right."""
-    check = exists_check(node, ctx)
-    for frame in stream(node.left, ctx):
-        yield frame, check(frame)
-
-
-def exists_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
-    """Which rows of a left frame have a match on the node's right side: a bitmap of a small relation
-    probed by many rows (backends/local/membership.py), else its index, built once and probed per frame."""
-    return dense_check(node.right, node.on, ctx.relations, ctx.writing, lambda: indexed_check(node, ctx))
-
-
-def indexed_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
-    right = node.right
-    if (relation := whole_live_relation(right, node.on, ctx)) is not None and isinstance(right, ir.Scan):
-        names = [t.name for t in right.terms if isinstance(t, ir.Col)]   # all are (whole_live_relation)
-        return lambda frame: relation.contains([frame.columns[n] for n in names])
-    if not isinstance(right, ir.Scan) or _has_repeats(right):
-        right = ir.Distinct(_project_on(right, node.on))
-    lookup = lookup_for(right, node.on, ctx)
-
-    def check(frame: Frame) -> np.ndarray:
-        probe = lookup.probe(frame, ctx)
-        if lookup.keyed.exact and lookup.keyed.alive(np.empty(0, np.int64)) is None:
-            return probe.any_match()
-        if lookup.keyed.exact and _only_keys_compared(lookup, frame):
-            return probe.any_alive(lookup.keyed.alive)   # stops at a row's first live match
-        probe_idx, rows = probe.expand(0, frame.length)
-        _, keep = matched_rows(lookup, frame, rows, probe_idx, ctx)
-        found = np.zeros(frame.length, bool)
-        found[probe_idx[keep]] = True
-        return found
-    return check
-
-
-def _only_keys_compared(lookup: Lookup, frame: Frame) -> bool:
-    """Whether a match of an exact lookup needs no check beyond its keys and the view's death
-    conditions (``matched_rows`` compares no other position for this frame)."""
-    keyed = set(lookup.positions)
-    return all(p in keyed or (isinstance(t, ir.Col) and t.name not in frame.columns
-                              and not _repeated(lookup.terms, t.name))
-               for p, t in enumerate(lookup.terms))
-
-
-def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> StoredRelation | None:
-    """The stored relation when the right side is all of its live tuples matched on every column:
-    membership is then ``contains`` (for ``rows``, a probe of its tuple set), not a keyed probe."""
-    if not isinstance(right, ir.Scan) or right.visible is not None or right.deleted is not None:
-        return None
-    if not right.terms or not all(isinstance(t, ir.Col) for t in right.terms) or _has_repeats(right):
-        return None
-    if {t.name for t in right.terms if isinstance(t, ir.Col)} != set(on):   # all are Cols (checked above)
-        return None
-    relation = ctx.relations[right.relation]
-    return relation if relation.arity and relation.covers_live(right) else None
-
-
-def _has_repeats(scan: ir.Scan) -> bool:
-    """Does a name occur twice in the scan (so a match needs a row-level equality check)?"""
-    names = [t.name for t in scan.terms if isinstance(t, ir.Col)]
-    return len(names) != len(set(names))
-
-
-def _project_on(node: ir.Node, on: tuple[str, ...]) -> ir.Node:
-    return ir.Project(node, tuple((c, ir.Col(c)) for c in on))
-
-
-@stream.register
-def _semijoin(node: ir.SemiJoin, ctx: Context) -> Iterator[Frame]:
-    for frame, found in _exists(node, ctx):
-        yield frame.take(found)
-
-
-@stream.register
-def _antijoin(node: ir.AntiJoin, ctx: Context) -> Iterator[Frame]:
-    for frame, found in _exists(node, ctx):
-        yield frame.take(~found)
 
 
 # ---- row-wise operators ------------------------------------------------------------------------
@@ -356,17 +285,12 @@ def _distinct(node: ir.Distinct, ctx: Context) -> Iterator[Frame]:
 
 
 @stream.register
-def _difference(node: ir.Difference, ctx: Context) -> Iterator[Frame]:
-    anti = ir.AntiJoin(node.left, ir.Distinct(node.right), node.left.columns)
-    yield from stream(anti, ctx)
-
-
-@stream.register
 def _aggregate(node: ir.Aggregate, ctx: Context) -> Iterator[Frame]:
     rows = materialise(node.input, ctx)
     yield aggregate_frame(rows, node.group_by, node.function, node.argument, node.output, ctx.dictionary)
 
 
+from deltalog.backends.local import exists  # noqa: E402,F401  (semi-joins, anti-joins, differences)
 from deltalog.backends.local import witness  # noqa: E402,F401  (registers Witnessed: early-stop existence)
 from deltalog.backends.local import compose  # noqa: E402  (two-atom chains inserted as sets, by bitsets)
 from deltalog.backends.local import closure_nodes  # noqa: E402,F401  (registers 003's closure nodes)

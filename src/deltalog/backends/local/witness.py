@@ -29,7 +29,6 @@ from deltalog.backends.local.execute import (
     Context,
     Lookup,
     bind_frame,
-    exists_check,
     filter_frame,
     lookup_for,
     matched_rows,
@@ -38,6 +37,7 @@ from deltalog.backends.local.execute import (
     stream,
 )
 from deltalog.backends.local import compose
+from deltalog.backends.local.exists import exists_check
 from deltalog.backends.local.frame import Frame
 
 ROW = "#witness"   # the column holding each row's leaf row (not a variable name: '#' never starts one)

@@ -1,0 +1,110 @@
+"""Semi-joins, anti-joins and differences of the local executor: which rows of the left side have a
+match on the right. The right side is a bitmap of a small relation probed by many rows
+(backends/local/membership.py), a stored relation's tuple set when every column is matched, or an
+index (the relation's persistent one, or one built over a materialised subplan), built at the first
+left frame with rows and probed per frame.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from typing import Callable, Iterator
+
+import numpy as np
+
+from deltalog.plan import ir
+from deltalog.storage.stored import StoredRelation
+from deltalog.backends.local.frame import Frame
+from deltalog.backends.local.membership import dense_check
+from deltalog.backends.local.execute import Context, Lookup, _repeated, lookup_for, matched_rows, nonempty, stream
+
+
+def _exists(node, ctx: Context) -> Iterator[tuple[Frame, np.ndarray]]:
+    """For semi/anti joins: each left frame with rows, with a mask of rows that have a match on the
+    right; the check (an index or bitmap of the right side) is built at the first such frame."""
+    left = nonempty(stream(node.left, ctx))
+    first = next(left, None)
+    if first is None:
+        return
+    check = exists_check(node, ctx)
+    for frame in chain((first,), left):
+        yield frame, check(frame)
+
+
+def exists_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
+    """Which rows of a left frame have a match on the node's right side: a bitmap of a small relation
+    probed by many rows (backends/local/membership.py), else its index, built once and probed per frame."""
+    return dense_check(node.right, node.on, ctx.relations, ctx.writing, lambda: indexed_check(node, ctx))
+
+
+def indexed_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
+    right = node.right
+    if (relation := whole_live_relation(right, node.on, ctx)) is not None and isinstance(right, ir.Scan):
+        names = [t.name for t in right.terms if isinstance(t, ir.Col)]   # all are (whole_live_relation)
+        return lambda frame: relation.contains([frame.columns[n] for n in names])
+    if not isinstance(right, ir.Scan) or _has_repeats(right):
+        right = ir.Distinct(_project_on(right, node.on))
+    lookup = lookup_for(right, node.on, ctx)
+
+    def check(frame: Frame) -> np.ndarray:
+        probe = lookup.probe(frame, ctx)
+        if lookup.keyed.exact and lookup.keyed.alive(np.empty(0, np.int64)) is None:
+            return probe.any_match()
+        if lookup.keyed.exact and _only_keys_compared(lookup, frame):
+            return probe.any_alive(lookup.keyed.alive)   # stops at a row's first live match
+        probe_idx, rows = probe.expand(0, frame.length)
+        _, keep = matched_rows(lookup, frame, rows, probe_idx, ctx)
+        found = np.zeros(frame.length, bool)
+        found[probe_idx[keep]] = True
+        return found
+    return check
+
+
+def _only_keys_compared(lookup: Lookup, frame: Frame) -> bool:
+    """Whether a match of an exact lookup needs no check beyond its keys and the view's death
+    conditions (``matched_rows`` compares no other position for this frame)."""
+    keyed = set(lookup.positions)
+    return all(p in keyed or (isinstance(t, ir.Col) and t.name not in frame.columns
+                              and not _repeated(lookup.terms, t.name))
+               for p, t in enumerate(lookup.terms))
+
+
+def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> StoredRelation | None:
+    """The stored relation when the right side is all of its live tuples matched on every column:
+    membership is then ``contains`` (for ``rows``, a probe of its tuple set), not a keyed probe."""
+    if not isinstance(right, ir.Scan) or right.visible is not None or right.deleted is not None:
+        return None
+    if not right.terms or not all(isinstance(t, ir.Col) for t in right.terms) or _has_repeats(right):
+        return None
+    if {t.name for t in right.terms if isinstance(t, ir.Col)} != set(on):   # all are Cols (checked above)
+        return None
+    relation = ctx.relations[right.relation]
+    return relation if relation.arity and relation.covers_live(right) else None
+
+
+def _has_repeats(scan: ir.Scan) -> bool:
+    """Does a name occur twice in the scan (so a match needs a row-level equality check)?"""
+    names = [t.name for t in scan.terms if isinstance(t, ir.Col)]
+    return len(names) != len(set(names))
+
+
+def _project_on(node: ir.Node, on: tuple[str, ...]) -> ir.Node:
+    return ir.Project(node, tuple((c, ir.Col(c)) for c in on))
+
+
+@stream.register
+def _semijoin(node: ir.SemiJoin, ctx: Context) -> Iterator[Frame]:
+    for frame, found in _exists(node, ctx):
+        yield frame.take(found)
+
+
+@stream.register
+def _antijoin(node: ir.AntiJoin, ctx: Context) -> Iterator[Frame]:
+    for frame, found in _exists(node, ctx):
+        yield frame.take(~found)
+
+
+@stream.register
+def _difference(node: ir.Difference, ctx: Context) -> Iterator[Frame]:
+    anti = ir.AntiJoin(node.left, ir.Distinct(node.right), node.left.columns)
+    yield from stream(anti, ctx)
