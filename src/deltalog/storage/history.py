@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from deltalog.storage.deathcounts import DeathCounts
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.tupleset import TupleSet, unique_sorted
@@ -39,6 +40,7 @@ class RowHistory:
         _died: GrowableArray | None
         _dead: list[np.ndarray]
         _dead_exact: bool
+        _deaths: DeathCounts
         _counts: dict[tuple, int]
         _generations: list[int]
         _ends: list[int]
@@ -70,6 +72,7 @@ class RowHistory:
         if found.size == 0:
             return rows, 0
         died = self.died()
+        self._deaths.revived(died[found])
         died[found] = ALIVE
         self._journal(found)
         self._dead_exact = False
@@ -167,6 +170,7 @@ class RowHistory:
         back = dead[died[dead] >= generation]
         if back.size == 0:
             return
+        self._deaths.revived(died[back])
         died[back] = ALIVE
         self._journal(back)      # a saved store must learn that these rows live again
         self.tuples.record(self._rows_at(back), back)
@@ -199,6 +203,8 @@ class RowHistory:
         dead = np.empty(0, np.int64) if self._died is None else np.flatnonzero(self._died.view() != ALIVE)
         self.deleted_rows = int(dead.size)
         self._dead = [dead] if self.deleted_rows else []
+        if self._died is not None:
+            self._deaths.rebuild(dead, self._died.view()[dead])
         self._max_id = max((int(c.max()) for c in self.stored_columns() if c.size), default=-1)
         if len(self):
             live = np.flatnonzero(self.died() == ALIVE)

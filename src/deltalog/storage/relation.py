@@ -21,6 +21,7 @@ import itertools
 
 import numpy as np
 
+from deltalog.storage.deathcounts import DeathCounts
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import SortedIndex
@@ -51,6 +52,7 @@ class Relation(RowWindows, RowHistory):
         self.deleted_rows = 0
         self._dead: list[np.ndarray] = []        # row ids deleted so far (revived ones are filtered out)
         self._dead_exact = True                  # no revived row hides in _dead (a revive clears it)
+        self._deaths = DeathCounts()             # dead rows per death generation (counts without death marks)
         self._latest_death: int | None = None    # at least the latest generation a live-now-dead row died at
         self._counts: dict[tuple, int] = {}      # count() answers since the last deletion or revival
         self._generations: list[int] = []
@@ -161,6 +163,7 @@ class Relation(RowWindows, RowHistory):
         if not index.exact:
             rows = rows[self._same_as_some(rows, columns)]
         died[rows] = generation
+        self._deaths.died(generation, rows)
         if self._latest_death is not None:
             self._latest_death = max(self._latest_death, generation)
         self._journal(rows)
@@ -213,6 +216,9 @@ class Relation(RowWindows, RowHistory):
             return 0 if deleted is not None else hi - lo
         if deleted is None and visible is None and lo == 0 and hi == len(self):   # every live row
             return hi - self.deleted_rows
+        known = self._deaths.dead_among(lo, hi, visible, deleted)
+        if known is not None:
+            return known if deleted is not None else hi - lo - known
         dead = self.dead_rows()
         dead = dead[(dead >= lo) & (dead < hi)]
         if deleted is None and visible is None:   # no gather of death marks (random reads of a long array)
@@ -255,6 +261,7 @@ class Relation(RowWindows, RowHistory):
             relation._died.extend(died)
             relation._dead = [np.flatnonzero(died != ALIVE)]
             relation.deleted_rows = int(relation._dead[0].size)
+            relation._deaths.rebuild(relation._dead[0], died[relation._dead[0]])
             live = np.flatnonzero(died == ALIVE)
         if len(relation):
             relation.tuples.rebuild([c[live] for c in relation.stored_columns()], live, relation._max_id)
