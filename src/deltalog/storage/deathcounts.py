@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DeathCounts"]
+from deltalog.storage.growable import GrowableArray
+from deltalog.storage.history import ALIVE
+
+__all__ = ["DeadBits", "DeathCounts"]
 
 
 class DeathCounts:
@@ -86,3 +89,39 @@ class DeathCounts:
             elif high >= lo and low < hi:
                 return None
         return total
+
+
+class DeadBits:
+    """One bit per row, set while the row is dead: what a scan of the live rows asks of every row a
+    join matched. Gathering 263k bits out of DAG-R's 2.9 MB of them takes half the time of gathering
+    their 8-byte death marks out of 183 MB (1.2 vs 2.8 ms: the bits stay in cache); the re-add of
+    1,000 edges asks it for ~1M rows. Built from the death marks when first asked, then kept as rows
+    die, revive and are appended (a rebuilt relation starts without one).
+
+    >>> bits = DeadBits(np.array([ALIVE, 3, ALIVE, ALIVE, 4]))
+    >>> bits.dead(np.array([0, 1, 4])).tolist()
+    [False, True, True]
+    >>> bits.mark(np.array([1]), dead=False); bits.grow(12); bits.mark(np.array([11]), dead=True)
+    >>> bits.dead(np.arange(12)).nonzero()[0].tolist()
+    [4, 11]
+    """
+
+    def __init__(self, died: np.ndarray) -> None:
+        self._bits = GrowableArray(np.uint8)
+        self._bits.extend(np.packbits(died != ALIVE, bitorder="little"))
+
+    def grow(self, rows: int) -> None:
+        """The relation now holds ``rows`` rows (the new ones live)."""
+        missing = (rows + 7) // 8 - len(self._bits)
+        if missing > 0:
+            self._bits.extend(np.zeros(missing, np.uint8))
+
+    def mark(self, rows: np.ndarray, *, dead: bool) -> None:
+        bits, at, bit = self._bits.view(), rows >> 3, (1 << (rows & 7)).astype(np.uint8)
+        if dead:
+            np.bitwise_or.at(bits, at, bit)
+        else:
+            np.bitwise_and.at(bits, at, ~bit)
+
+    def dead(self, rows: np.ndarray) -> np.ndarray:
+        return ((self._bits.view()[rows >> 3] >> (rows & 7).astype(np.uint8)) & 1).astype(bool)

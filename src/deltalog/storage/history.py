@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from deltalog.storage.deathcounts import DeathCounts
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.tupleset import TupleSet, unique_sorted
@@ -30,6 +29,8 @@ class RowHistory:
     """Rollback, revival, compaction and the saved history of :class:`~deltalog.storage.relation.Relation`."""
 
     if TYPE_CHECKING:   # provided by Relation
+        from deltalog.storage.deathcounts import DeadBits, DeathCounts
+
         name: str
         arity: int
         deleted_rows: int
@@ -41,6 +42,7 @@ class RowHistory:
         _dead: list[np.ndarray]
         _dead_exact: bool
         _deaths: DeathCounts
+        _dead_bits: DeadBits | None
         _counts: dict[tuple, int]
         _generations: list[int]
         _ends: list[int]
@@ -74,6 +76,8 @@ class RowHistory:
         died = self.died()
         self._deaths.revived(died[found])
         died[found] = ALIVE
+        if self._dead_bits is not None:
+            self._dead_bits.mark(found, dead=False)
         self._journal(found)
         self._dead_exact = False
         self._counts.clear()
@@ -172,6 +176,8 @@ class RowHistory:
             return
         self._deaths.revived(died[back])
         died[back] = ALIVE
+        if self._dead_bits is not None:
+            self._dead_bits.mark(back, dead=False)
         self._journal(back)      # a saved store must learn that these rows live again
         self.tuples.record(self._rows_at(back), back)
         self.deleted_rows -= int(back.size)

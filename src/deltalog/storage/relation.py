@@ -21,7 +21,7 @@ import itertools
 
 import numpy as np
 
-from deltalog.storage.deathcounts import DeathCounts
+from deltalog.storage.deathcounts import DeadBits, DeathCounts
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import SortedIndex
@@ -53,6 +53,7 @@ class Relation(RowWindows, RowHistory):
         self._dead: list[np.ndarray] = []        # row ids deleted so far (revived ones are filtered out)
         self._dead_exact = True                  # no revived row hides in _dead (a revive clears it)
         self._deaths = DeathCounts()             # dead rows per death generation (counts without death marks)
+        self._dead_bits: DeadBits | None = None  # a bit per row, built at the first scan of live rows
         self._latest_death: int | None = None    # at least the latest generation a live-now-dead row died at
         self._counts: dict[tuple, int] = {}      # count() answers since the last deletion or revival
         self._generations: list[int] = []
@@ -124,6 +125,8 @@ class Relation(RowWindows, RowHistory):
             store.extend(values)
         if self._died is not None:
             self._died.extend(np.full(added, ALIVE, np.int64))
+        if self._dead_bits is not None:
+            self._dead_bits.grow(len(self))
         if recorded is None:
             self.tuples.record(rows, np.arange(start, start + added))
         self._stamp(generation)
@@ -164,6 +167,8 @@ class Relation(RowWindows, RowHistory):
             rows = rows[self._same_as_some(rows, columns)]
         died[rows] = generation
         self._deaths.died(generation, rows)
+        if self._dead_bits is not None:
+            self._dead_bits.mark(rows, dead=True)
         if self._latest_death is not None:
             self._latest_death = max(self._latest_death, generation)
         self._journal(rows)
@@ -234,6 +239,10 @@ class Relation(RowWindows, RowHistory):
             return None
         if self._died is None:   # nothing ever deleted (see _count_dead_aware)
             return np.zeros(len(rows), bool)
+        if deleted is None and visible is None:   # live rows: one bit each, not an 8-byte mark
+            if self._dead_bits is None:
+                self._dead_bits = DeadBits(self._died.view())
+            return ~self._dead_bits.dead(rows)
         died = self._died.view()[rows]
         if deleted is not None:
             lo, hi = deleted
