@@ -199,7 +199,8 @@ class Relation(RowWindows, RowHistory):
             self._dead = [np.concatenate(self._dead) if self._dead else np.empty(0, np.int64)]
         rows = self._dead[0]
         if not self._dead_exact and rows.size and self._died is not None:
-            rows = rows[self._died.view()[rows] != ALIVE]
+            # a row that revived and died again is listed twice: once is what every count means
+            rows = unique_sorted(rows[self._died.view()[rows] != ALIVE])
             self._dead = [rows]
         self._dead_exact = True
         return rows
