@@ -29,6 +29,8 @@ class RowHistory:
     """Rollback, revival, compaction and the saved history of :class:`~deltalog.storage.relation.Relation`."""
 
     if TYPE_CHECKING:   # provided by Relation
+        from deltalog.storage.deathcounts import DeadBits, DeathCounts
+
         name: str
         arity: int
         deleted_rows: int
@@ -39,6 +41,8 @@ class RowHistory:
         _died: GrowableArray | None
         _dead: list[np.ndarray]
         _dead_exact: bool
+        _deaths: DeathCounts
+        _dead_bits: DeadBits | None
         _counts: dict[tuple, int]
         _generations: list[int]
         _ends: list[int]
@@ -70,7 +74,10 @@ class RowHistory:
         if found.size == 0:
             return rows, 0
         died = self.died()
+        self._deaths.revived(died[found])
         died[found] = ALIVE
+        if self._dead_bits is not None:
+            self._dead_bits.mark(found, dead=False)
         self._journal(found)
         self._dead_exact = False
         self._counts.clear()
@@ -167,7 +174,10 @@ class RowHistory:
         back = dead[died[dead] >= generation]
         if back.size == 0:
             return
+        self._deaths.revived(died[back])
         died[back] = ALIVE
+        if self._dead_bits is not None:
+            self._dead_bits.mark(back, dead=False)
         self._journal(back)      # a saved store must learn that these rows live again
         self.tuples.record(self._rows_at(back), back)
         self.deleted_rows -= int(back.size)
@@ -199,6 +209,8 @@ class RowHistory:
         dead = np.empty(0, np.int64) if self._died is None else np.flatnonzero(self._died.view() != ALIVE)
         self.deleted_rows = int(dead.size)
         self._dead = [dead] if self.deleted_rows else []
+        if self._died is not None:
+            self._deaths.rebuild(dead, self._died.view()[dead])
         self._max_id = max((int(c.max()) for c in self.stored_columns() if c.size), default=-1)
         if len(self):
             live = np.flatnonzero(self.died() == ALIVE)

@@ -21,6 +21,7 @@ import itertools
 
 import numpy as np
 
+from deltalog.storage.deathcounts import DeadBits, DeathCounts
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import SortedIndex
@@ -51,6 +52,8 @@ class Relation(RowWindows, RowHistory):
         self.deleted_rows = 0
         self._dead: list[np.ndarray] = []        # row ids deleted so far (revived ones are filtered out)
         self._dead_exact = True                  # no revived row hides in _dead (a revive clears it)
+        self._deaths = DeathCounts()             # dead rows per death generation (counts without death marks)
+        self._dead_bits: DeadBits | None = None  # a bit per row, built at the first scan of live rows
         self._latest_death: int | None = None    # at least the latest generation a live-now-dead row died at
         self._counts: dict[tuple, int] = {}      # count() answers since the last deletion or revival
         self._generations: list[int] = []
@@ -122,6 +125,8 @@ class Relation(RowWindows, RowHistory):
             store.extend(values)
         if self._died is not None:
             self._died.extend(np.full(added, ALIVE, np.int64))
+        if self._dead_bits is not None:
+            self._dead_bits.grow(len(self))
         if recorded is None:
             self.tuples.record(rows, np.arange(start, start + added))
         self._stamp(generation)
@@ -161,6 +166,9 @@ class Relation(RowWindows, RowHistory):
         if not index.exact:
             rows = rows[self._same_as_some(rows, columns)]
         died[rows] = generation
+        self._deaths.died(generation, rows)
+        if self._dead_bits is not None:
+            self._dead_bits.mark(rows, dead=True)
         if self._latest_death is not None:
             self._latest_death = max(self._latest_death, generation)
         self._journal(rows)
@@ -191,7 +199,8 @@ class Relation(RowWindows, RowHistory):
             self._dead = [np.concatenate(self._dead) if self._dead else np.empty(0, np.int64)]
         rows = self._dead[0]
         if not self._dead_exact and rows.size and self._died is not None:
-            rows = rows[self._died.view()[rows] != ALIVE]
+            # a row that revived and died again is listed twice: once is what every count means
+            rows = unique_sorted(rows[self._died.view()[rows] != ALIVE])
             self._dead = [rows]
         self._dead_exact = True
         return rows
@@ -213,6 +222,9 @@ class Relation(RowWindows, RowHistory):
             return 0 if deleted is not None else hi - lo
         if deleted is None and visible is None and lo == 0 and hi == len(self):   # every live row
             return hi - self.deleted_rows
+        known = self._deaths.dead_among(lo, hi, visible, deleted)
+        if known is not None:
+            return known if deleted is not None else hi - lo - known
         dead = self.dead_rows()
         dead = dead[(dead >= lo) & (dead < hi)]
         if deleted is None and visible is None:   # no gather of death marks (random reads of a long array)
@@ -228,6 +240,10 @@ class Relation(RowWindows, RowHistory):
             return None
         if self._died is None:   # nothing ever deleted (see _count_dead_aware)
             return np.zeros(len(rows), bool)
+        if deleted is None and visible is None:   # live rows: one bit each, not an 8-byte mark
+            if self._dead_bits is None:
+                self._dead_bits = DeadBits(self._died.view())
+            return ~self._dead_bits.dead(rows)
         died = self._died.view()[rows]
         if deleted is not None:
             lo, hi = deleted
@@ -255,6 +271,7 @@ class Relation(RowWindows, RowHistory):
             relation._died.extend(died)
             relation._dead = [np.flatnonzero(died != ALIVE)]
             relation.deleted_rows = int(relation._dead[0].size)
+            relation._deaths.rebuild(relation._dead[0], died[relation._dead[0]])
             live = np.flatnonzero(died == ALIVE)
         if len(relation):
             relation.tuples.rebuild([c[live] for c in relation.stored_columns()], live, relation._max_id)
