@@ -11,31 +11,17 @@ import polars as pl
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from deltalog.errors import InputError
 from deltalog.io.formats import read_decoded
-from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes, read_int_cells
+from deltalog.io.int_columns import IntTable, int_cells_bytes, read_int_cells
 from deltalog.io.readers import read_table
 from deltalog.syntax import parse
+from readers_alike import outcome, same
 
 TRICKY = ["0", "-0", "007", "+5", "1e3", "-", "", "1.5", "-1.0", '"1"', "<a>", "abc", " 1", "1 ", "\u0969",
           "99999999999999999999", "-9223372036854775808", "9223372036854775807", "999999999999999999",
           "-999999999999999999", "1000000000000000000", '"a\tb"', "1,2", "\ufeff1", "x\r"]
 cells = st.one_of(st.integers(-10**6, 10**6).map(str), st.integers(-2**63, 2**63 - 1).map(str),
                   st.sampled_from(TRICKY))
-
-
-def outcome(read, path, **options):
-    """The table a reader gives (as a DataFrame), or the error it raises."""
-    try:
-        return as_polars(read(path, **options))
-    except InputError as error:
-        return f"InputError: {error}"
-
-
-def same(a, b) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    return a.schema == b.schema and a.rows() == b.rows()
 
 
 @settings(max_examples=300, deadline=None)

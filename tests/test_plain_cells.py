@@ -16,7 +16,6 @@ from hypothesis import example, given, settings, strategies as st
 
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.backends.local.plain_codec import decode_plain
-from deltalog.errors import InputError
 from deltalog.io import plain_cells
 from deltalog.io.datasets import read_facts_dir
 from deltalog.io.formats import read_decoded
@@ -25,24 +24,12 @@ from deltalog.io.plain_cells import PlainTable, Vocabulary, read_plain_cells, sh
 from deltalog.io.readers import read_table
 from deltalog.io.writers import write_table
 from deltalog.storage.dictionary import Dictionary
+from readers_alike import outcome, same
 
 TRICKY = ["a", "b", "ab", "abcdefgh", "abcdefghi", "x" * 64, "y" * 65, "été", "日本語の名前", "a b", " a", "a ",
           "", "1", "-a", "<a>", '"q"', "a\"b", "a,b", "a\rb", "\ufeffa", "\x00a", "a'b", "_", "A" * 17,
          "a\x0bb", "\x1fa", "a\u2028b", "a\x85", "\u00a0a"]   # control and Unicode line-separator characters
 names = st.one_of(st.sampled_from(TRICKY), st.text("abcxyz_é", min_size=1, max_size=20))
-
-
-def outcome(read, path, **options):
-    try:
-        return as_polars(read(path, **options))
-    except InputError as error:
-        return f"InputError: {error}"
-
-
-def same(a, b) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    return a.schema == b.schema and a.rows() == b.rows()
 
 
 @settings(max_examples=300, deadline=None)

@@ -16,10 +16,10 @@ from deltalog.backends.local.codec import decode_frame
 from deltalog.backends.local.text_codec import decode_table
 from deltalog.errors import InputError
 from deltalog.io.formats import DIALECTS
-from deltalog.io.int_columns import as_polars
 from deltalog.io.readers import read_table
 from deltalog.io.text_table import TextTable, read_small_text, text_table_bytes
 from deltalog.io.writers import write_table
+from readers_alike import outcome, same
 
 TRICKY = ["0", "-0", "007", "+5", "-5", "1e3", "1.5", "-1.0", "1.50", "1e-05", "1e+16", "0.0001", "-", "",
           " ", '"', '""', '"1"', '"a""b"', '"a\\tb"', '"a\\"b"', '"a\\\\b"', '"x\\qy"', '"a,b"', "a\"b",
@@ -29,20 +29,6 @@ TRICKY = ["0", "-0", "007", "+5", "-5", "1e3", "1.5", "-1.0", "1.50", "1e-05", "
           '"2.5"^^<http://www.w3.org/2001/XMLSchema#double>', "a,b", "1,2", "a b", "\\", "true"]
 cells = st.one_of(st.integers(-10**6, 10**6).map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
                   st.sampled_from(TRICKY), st.text(max_size=4))
-
-
-def outcome(read):
-    """The table a reader gives (as a DataFrame), or the error it raises."""
-    try:
-        return as_polars(read())
-    except InputError as error:
-        return f"InputError: {error}"
-
-
-def same(a, b) -> bool:
-    if isinstance(a, str) or isinstance(b, str):
-        return a == b
-    return a.schema == b.schema and a.rows() == b.rows()
 
 
 def file_text(rows, width, separator, ending, blank) -> str:
