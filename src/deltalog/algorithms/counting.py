@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deltalog.algorithms.dred import refuse_recursive_aggregates
-from deltalog.algorithms.dredc import columns, explicit_changes, negated, rule_changes
+from deltalog.algorithms.dredc import explicit_changes, negated, rule_changes
 from deltalog.algorithms.trace import (arity_of, count_trace, counter_relation, fact_set, grow, old_trace,
                                        store_counts, store_facts)
 from deltalog.analysis.program import Stratum
@@ -43,7 +43,7 @@ from deltalog.modules import counting_modules
 from deltalog.modules.base import CountingModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View, count_instances
-from deltalog.reasoning.update import Update, lower_changes, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, lower_changes, tuples_of
 from deltalog.reasoning.workspace import Role
 from deltalog.syntax.ast import Atom
 
@@ -143,7 +143,7 @@ def differences(run: Runs, windows: dict[str, int]) -> int:
     the facts (69) starts from. Returns the generation Y_o and Y_n are stored at."""
     update, generation = run.update, run.update.reasoning.tick()
     for p in sorted(run.stratum.predicates):
-        key = columns(arity_of(update, p))
+        key = fact_columns(arity_of(update, p))
         for x, y in (("o", "n"), ("n", "o")):
             run_x, run_y, only_x = (fact_set(update, role, p) for role in (RUN[x], RUN[y], ONLY[x]))
             delta_x, delta_y = (tuples_of(r, len(key), View(windows[z], windows[z] + 1))

@@ -35,7 +35,7 @@ from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
-from deltalog.reasoning.update import Update, lower_changes, predicates_read, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, lower_changes, predicates_read, tuples_of
 from deltalog.reasoning.workspace import OnDemand, Role
 
 
@@ -193,7 +193,7 @@ def one_step(update: Update, stratum: Stratum, p: str) -> Iterator[tuple["RuleIn
     arity = update.reasoning.arities[p]
     if explicit := update.explicit_store(p):
         yield None, ir.SemiJoin(tuples_of(p, arity, update.views.deleted), tuples_of(explicit, arity),
-                                tuple(f"c{i}" for i in range(arity)))
+                                fact_columns(arity))
     for info in stratum.nonrecursive:
         if info.head.predicate == p and not info.aggregates:
             yield info, one_step_rederivation(update, info)
@@ -242,7 +242,7 @@ def collect(update: Update, predicate: str, plan: ir.Node, delta: str, generatio
             info: RuleInfo | None = None) -> None:
     """Add the plan's facts that are not in the new materialisation yet to the round's delta."""
     arity = update.reasoning.arities[predicate]
-    fresh = ir.AntiJoin(plan, tuples_of(predicate, arity), tuple(f"c{i}" for i in range(arity)))
+    fresh = ir.AntiJoin(plan, tuples_of(predicate, arity), fact_columns(arity))
     if info is None:
         update.backend.insert(relation=delta, plan=fresh, generation=generation)
     else:

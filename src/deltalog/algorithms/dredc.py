@@ -23,7 +23,7 @@ from deltalog.plan import ir
 from deltalog.plan.rules import View, instance_counts
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.instances import delta_rule_plans
-from deltalog.reasoning.update import Update, lower_changes, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, lower_changes, tuples_of
 from deltalog.reasoning.workspace import Counters, Role, explicit_relation
 from deltalog.syntax.ast import Constant
 
@@ -68,7 +68,7 @@ def old_explicit(update: Update, predicate: str, view: View) -> ir.Node:
     arity = update.reasoning.arities[predicate]
     explicit = explicit_relation(predicate)
     if explicit not in update.backend.relations():
-        return ir.Values(columns(arity) + ("n",), ())
+        return ir.Values(fact_columns(arity) + ("n",), ())
     return with_count(tuples_of(explicit, arity, view), arity, 1)
 
 
@@ -117,7 +117,7 @@ def net_changes(update: Update, predicate: str, arity: int, changes: list[ir.Nod
     delta = update.workspace.relation(Role.COUNT_CHANGES, predicate, arity + 1)
     update.backend.clear(relation=delta)
     insert_counts(update, delta, summed(changes, arity), generation, "counting")
-    return tuples_of(delta, arity + 1, names=columns(arity) + ("n",))
+    return tuples_of(delta, arity + 1, names=fact_columns(arity) + ("n",))
 
 
 def stored_rows_for(stored: ir.Scan, keys: ir.Node, key: tuple[str, ...]) -> ir.Node:
@@ -132,7 +132,7 @@ def nonzero(plan: ir.Node) -> ir.Node:
 
 def store_counts(update: Update, predicate: str, arity: int, changes: list[ir.Node]) -> None:
     """Fold signed count changes into the counter relation (rows with a zero count disappear)."""
-    counters, key, generation = counter_relation(predicate), columns(arity), update.reasoning.tick()
+    counters, key, generation = counter_relation(predicate), fact_columns(arity), update.reasoning.tick()
     change = net_changes(update, predicate, arity, changes, generation)
     current = stored_rows_for(tuples_of(counters, arity + 1, None, names=key + ("n",)), change, key)
     staged = update.workspace.relation(Role.STAGED_COUNTS, predicate, arity + 1)
@@ -151,19 +151,16 @@ def keep_counted(update: Update, stratum: Stratum, lost_derivation: Mapping[str,
         arity = update.reasoning.arities[p]
         candidates = tuples_of(relation, arity, View(window, window + 1))
         uncounted = ir.AntiJoin(candidates, tuples_of(counter_relation(p), arity + 1, None,
-                                                     names=columns(arity) + ("n",)), columns(arity))
+                                                     names=fact_columns(arity) + ("n",)), fact_columns(arity))
         update.delete(p, uncounted, generation)
     return generation
 
 
 # ---- plan helpers ------------------------------------------------------------------------------
 
-def columns(arity: int) -> tuple[str, ...]:
-    return tuple(f"c{i}" for i in range(arity))
-
 
 def with_count(plan: ir.Node, arity: int, n: int) -> ir.Node:
-    outputs = tuple((c, ir.Col(c)) for c in columns(arity)) + (("n", ir.Lit(Constant(n, "int"))),)
+    outputs = tuple((c, ir.Col(c)) for c in fact_columns(arity)) + (("n", ir.Lit(Constant(n, "int"))),)
     return ir.Project(plan, outputs)
 
 
@@ -177,7 +174,7 @@ def negated(plan: ir.Node) -> ir.Node:
 
 def summed(parts: list[ir.Node], arity: int) -> ir.Node:
     """Per tuple, the sum of the parts' counts (each part tagged, so equal rows of two parts both count)."""
-    tagged = tuple(ir.Project(part, tuple((c, ir.Col(c)) for c in columns(arity) + ("n",))
+    tagged = tuple(ir.Project(part, tuple((c, ir.Col(c)) for c in fact_columns(arity) + ("n",))
                               + (("part", ir.Lit(Constant(i, "int"))),)) for i, part in enumerate(parts))
-    total = ir.Aggregate(ir.Union_(tagged), columns(arity), "sum", "n", "n")
-    return ir.Project(total, tuple((c, ir.Col(c)) for c in columns(arity) + ("n",)))
+    total = ir.Aggregate(ir.Union_(tagged), fact_columns(arity), "sum", "n", "n")
+    return ir.Project(total, tuple((c, ir.Col(c)) for c in fact_columns(arity) + ("n",)))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from deltalog.backends.base import BatchLoading
 from deltalog.plan import ir
-from deltalog.reasoning.update import Update, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, tuples_of
 from deltalog.reasoning.workspace import Role, explicit_relation
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
@@ -71,7 +71,7 @@ def really_deleted(raw_delete: Raw, raw_add: Raw, arity: int) -> ir.Node:
     assert raw_delete is not None
     gone: ir.Node = tuples_of(raw_delete[0], arity)
     if raw_add is not None:
-        gone = ir.AntiJoin(gone, tuples_of(raw_add[0], arity), columns(arity))
+        gone = ir.AntiJoin(gone, tuples_of(raw_add[0], arity), fact_columns(arity))
     return gone
 
 
@@ -96,21 +96,17 @@ def stage_derived(update: Update, predicate: str, arity: int, raw_add: Raw, raw_
     deleting, adding = generations
     store, g0, backend = explicit_relation(predicate), update.views.g0, update.backend
     backend.create_relation(relation=store, arity=arity)
-    known = tuples_of(store, arity)
+    known, on = tuples_of(store, arity), fact_columns(arity)
     added = deleted = 0
     if raw_delete is not None:   # staged before E changes: (E⁻ ∩ E) \ E⁺
         minus = update.workspace.relation(Role.DELETED, predicate, arity)
-        plan = ir.SemiJoin(really_deleted(raw_delete, raw_add, arity), known, columns(arity))
+        plan = ir.SemiJoin(really_deleted(raw_delete, raw_add, arity), known, on)
         deleted = backend.insert(relation=minus, plan=plan, generation=g0)
     if raw_add is not None:
         plus = update.workspace.relation(Role.ADDED, predicate, arity)
-        added = backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add[0], arity), known, columns(arity)),
-                               generation=g0)
+        added = backend.insert(relation=plus, plan=ir.AntiJoin(tuples_of(raw_add[0], arity), known, on), generation=g0)
         backend.insert(relation=store, plan=tuples_of(plus, arity), generation=adding, revive_since=g0)
     if raw_delete is not None:
         backend.delete(relation=store, plan=tuples_of(minus, arity), generation=deleting)
     return added, deleted
 
-
-def columns(arity: int) -> tuple[str, ...]:
-    return tuple(f"c{i}" for i in range(arity))

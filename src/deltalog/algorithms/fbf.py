@@ -35,7 +35,7 @@ from deltalog.modules.base import BackwardModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
-from deltalog.reasoning.update import Update, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, tuples_of
 from deltalog.reasoning.workspace import Role
 
 
@@ -201,7 +201,7 @@ class Proofs:
         return tuples_of(relation, self.update.reasoning.arities[predicate], view)
 
     def on(self, predicate: str) -> tuple[str, ...]:
-        return tuple(f"c{i}" for i in range(self.update.reasoning.arities[predicate]))
+        return fact_columns(self.update.reasoning.arities[predicate])
 
     def _any(self, relations: dict[str, str], generation: int) -> bool:
         return any(self.update.count(r, View(generation, generation + 1)) for r in relations.values())

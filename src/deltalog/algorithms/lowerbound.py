@@ -41,7 +41,7 @@ from deltalog.modules import modules_of
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
-from deltalog.reasoning.update import Update, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, tuples_of
 from deltalog.reasoning.workspace import Role
 
 
@@ -72,7 +72,7 @@ def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mappin
                 break
         else:
             update.delete(p, ir.AntiJoin(tuples_of(relation, arity, found), tuples_of(witnessed, arity),
-                                         tuple(f"c{i}" for i in range(arity))), generation)
+                                         fact_columns(arity)), generation)
     return generation
 
 
@@ -82,7 +82,7 @@ def witnesses(update: Update, stratum: Stratum, p: str, found: View) -> Iterator
     arity = update.reasoning.arities[p]
     candidates = tuples_of(found.relation or p, arity, found)
     if explicit := update.explicit_store(p):
-        yield None, ir.SemiJoin(candidates, tuples_of(explicit, arity), tuple(f"c{i}" for i in range(arity)))
+        yield None, ir.SemiJoin(candidates, tuples_of(explicit, arity), fact_columns(arity))
     for info in stratum.nonrecursive:
         if info.head.predicate == p:
             yield info, derived_now(update, info, found, candidates)
@@ -94,7 +94,7 @@ def derived_now(update: Update, info: RuleInfo, found: View, candidates: ir.Node
     """The candidates (in ``found``) that the rule derives from the facts now, one instance each."""
     if info.aggregates:
         # p(X, N) :- N = count Y : {...}: the group's new result, compared with the candidate
-        columns = tuple(f"c{i}" for i in range(len(info.head.terms)))
+        columns = fact_columns(len(info.head.terms))
         return ir.SemiJoin(candidates, aggregate_results(update, info, View()), columns)
     return rule_plan(info, [View()] * len(info.positive), update.reasoning, head_view=found,
                      label=rule_label(info), witness=True)

@@ -23,7 +23,7 @@ from deltalog.algorithms.strategies import STRATEGIES, drop_stale_counters
 from deltalog.errors import UnknownPredicateError, UsageError
 from deltalog.plan import ir
 from deltalog.reasoning.context import Reasoning
-from deltalog.reasoning.update import Update, UpdateViews, tuples_of
+from deltalog.reasoning.update import Update, UpdateViews, fact_columns, tuples_of
 from deltalog.reasoning.workspace import Role
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
@@ -140,7 +140,7 @@ def collect_changes(update: Update, result: UpdateResult) -> None:
     (read off only for the predicates that changed: every stratum is settled by now, so asking is O(1))."""
     for predicate, arity in sorted(update.reasoning.arities.items()):
         if set_aside := update.workspace.get(Role.SET_ASIDE, predicate):   # rematerialised: compare with it
-            before, now, on = tuples_of(set_aside, arity), tuples_of(predicate, arity), columns_of(arity)
+            before, now, on = tuples_of(set_aside, arity), tuples_of(predicate, arity), fact_columns(arity)
             read_off(update, result.removed, predicate, ir.AntiJoin(before, now, on))
             read_off(update, result.added, predicate, ir.AntiJoin(now, before, on))
             continue
@@ -149,10 +149,6 @@ def collect_changes(update: Update, result: UpdateResult) -> None:
             read_off(update, result.removed, predicate, gone_facts(update, predicate, arity, added))
         if added:
             read_off(update, result.added, predicate, new_facts(update, predicate, arity, removed))
-
-
-def columns_of(arity: int) -> tuple[str, ...]:
-    return tuple(f"c{i}" for i in range(arity))
 
 
 def gone_facts(update: Update, predicate: str, arity: int, added: int) -> ir.Node:
@@ -165,7 +161,7 @@ def gone_facts(update: Update, predicate: str, arity: int, added: int) -> ir.Nod
     relation's index, which the update's appends make the executor extend, for nothing)."""
     v = update.views
     gone = tuples_of(predicate, arity, v.deleted)
-    return ir.AntiJoin(gone, tuples_of(predicate, arity, v.added), columns_of(arity)) if added else gone
+    return ir.AntiJoin(gone, tuples_of(predicate, arity, v.added), fact_columns(arity)) if added else gone
 
 
 def new_facts(update: Update, predicate: str, arity: int, removed: int) -> ir.Node:
@@ -174,7 +170,7 @@ def new_facts(update: Update, predicate: str, arity: int, removed: int) -> ir.No
     (none when ``removed`` == 0)."""
     v = update.views
     new = tuples_of(predicate, arity, v.added)
-    return ir.AntiJoin(new, tuples_of(predicate, arity, v.deleted), columns_of(arity)) if removed else new
+    return ir.AntiJoin(new, tuples_of(predicate, arity, v.deleted), fact_columns(arity)) if removed else new
 
 
 def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> None:

@@ -11,13 +11,13 @@ relations in line with it (``store_facts``); algorithms/counting.py maintains it
 
 from __future__ import annotations
 
-from deltalog.algorithms.dredc import (columns, insert_counts, net_changes, nonzero, old_explicit, rule_counts,
+from deltalog.algorithms.dredc import (insert_counts, net_changes, nonzero, old_explicit, rule_counts,
                                        stored_rows_for, summed)
 from deltalog.analysis.program import Stratum
 from deltalog.modules import counting_modules
 from deltalog.plan import ir
 from deltalog.plan.rules import View, count_instances
-from deltalog.reasoning.update import Update, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, tuples_of
 from deltalog.reasoning.workspace import Counters, Role
 from deltalog.syntax.ast import Atom, Constant
 
@@ -46,19 +46,19 @@ def old_trace(update: Update) -> View:
 def counters(update: Update, predicate: str, iteration: int, view: View | None = None) -> ir.Scan:
     """N_i for one predicate in a view of the counters: columns c0..ck and n."""
     view, arity = view or View(), arity_of(update, predicate)
-    terms: tuple[ir.Col | ir.Lit, ...] = tuple(ir.Col(c) for c in columns(arity))
+    terms: tuple[ir.Col | ir.Lit, ...] = tuple(ir.Col(c) for c in fact_columns(arity))
     terms += (ir.Lit(Constant(iteration, "int")), ir.Col("n"))
     return ir.Scan(counter_relation(predicate), terms, view.since, view.until, None, view.visible, view.deleted)
 
 
 def facts(plan: ir.Node, arity: int) -> ir.Node:
     """The distinct facts of a counter plan."""
-    return ir.Distinct(ir.Project(plan, tuple((c, ir.Col(c)) for c in columns(arity))))
+    return ir.Distinct(ir.Project(plan, tuple((c, ir.Col(c)) for c in fact_columns(arity))))
 
 
 def with_iteration(plan: ir.Node, arity: int, iteration: int) -> ir.Node:
     """Counter rows (c0..ck, n) as stored: fact columns, the iteration, the count."""
-    outputs = tuple((c, ir.Col(c)) for c in columns(arity))
+    outputs = tuple((c, ir.Col(c)) for c in fact_columns(arity))
     extra = ((f"c{arity}", ir.Lit(Constant(iteration, "int"))), (f"c{arity + 1}", ir.Col("n")))
     return ir.Project(plan, outputs + extra)
 
@@ -66,7 +66,7 @@ def with_iteration(plan: ir.Node, arity: int, iteration: int) -> ir.Node:
 def store_counts(update: Update, predicate: str, iteration: int, changes: list[ir.Node]) -> None:
     """N_i := N_i ⊕ changes (signed counts); rows reaching zero disappear, and the facts are marked touched."""
     arity, relation = arity_of(update, predicate), counter_relation(predicate)
-    key, generation = columns(arity), update.reasoning.tick()
+    key, generation = fact_columns(arity), update.reasoning.tick()
     change = net_changes(update, predicate, arity, changes, generation)
     current = stored_rows_for(counters(update, predicate, iteration), change, key)
     staged = update.workspace.relation(Role.STAGED_COUNTS, predicate, arity + 2)
@@ -140,7 +140,7 @@ def store_facts(update: Update, stratum: Stratum) -> None:
     generation = update.reasoning.tick()
     for p in sorted(stratum.predicates):
         arity = arity_of(update, p)
-        key, touched = columns(arity), tuples_of(fact_set(update, Role.TOUCHED, p), arity)
+        key, touched = fact_columns(arity), tuples_of(fact_set(update, Role.TOUCHED, p), arity)
         trace = tuples_of(counter_relation(p), arity + 2, names=key + ("i", "n"))
         gone = ir.AntiJoin(stored_rows_for(tuples_of(p, arity), touched, key), trace, key)
         update.delete(p, gone, generation)

@@ -153,10 +153,15 @@ class Update:
         self.workspace.drop_all()
 
 
+def fact_columns(arity: int) -> tuple[str, ...]:
+    """The columns c0..ck of a stored relation's facts (``tuples_of``'s, and the key they join on)."""
+    return tuple(f"c{i}" for i in range(arity))
+
+
 def tuples_of(relation: str, arity: int, view: View | None = None, names: tuple[str, ...] | None = None) -> ir.Scan:
     """All tuples of a stored relation in a view, columns c0..ck (or ``names``)."""
     view = view or View()
-    names = names or tuple(f"c{i}" for i in range(arity))
+    names = names or fact_columns(arity)
     return ir.Scan(view.relation or relation, tuple(ir.Col(n) for n in names), view.since,
                    view.until, None, view.visible, view.deleted)
 
