@@ -52,12 +52,9 @@ def read_decoded(path: str | os.PathLike, *, format: str | None = None, arity: i
             if table is not None:
                 return table
         if decl is None or (decl.arity and all(t == "any" for t in decl.types)):
-            plain = None if dialect.header else _read_plain(path, dialect, arity)
-            if plain is not None:
-                return plain
-            small = _read_small(path, dialect, arity)
-            if small is not None:
-                return small
+            table = _read_names_or_small(path, dialect, arity)
+            if table is not None:
+                return table
     from deltalog.io.readers import read_table
     return read_table(path, format=format, arity=arity, decl=decl)
 
@@ -73,29 +70,23 @@ def _ints_allowed(decl) -> bool:
     return decl is None or (bool(decl.arity) and all(t in INT_TYPES for t in decl.types))
 
 
-def _read_small(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> Any:
-    """The TextTable of a small file while Polars is not loaded, else None (also when it cannot be
-    read: the general reader says why)."""
+def _read_names_or_small(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> Any:
+    """The PlainTable of a headerless file of plain names (io/plain_cells.py), else the TextTable of a
+    small file while Polars is not loaded (io/text_table.py), else None (also when it cannot be read:
+    the general reader says why). The file is read once for both."""
+    from deltalog.io.plain_cells import read_plain_cells
     from deltalog.io.text_table import SMALL_TEXT_BYTES, read_small_text, small_enough
     try:
-        if not small_enough(os.path.getsize(path), SMALL_TEXT_BYTES):
-            return None
+        if dialect.header and not small_enough(os.path.getsize(path), SMALL_TEXT_BYTES):
+            return None   # only the small-file path takes a file with a header: not read for nothing
         with open(path, "rb") as file:
             data = file.read()
     except OSError:
         return None
-    return read_small_text(data, str(path), dialect, arity)
-
-
-def _read_plain(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> Any:
-    """The PlainTable of a file of plain names (io/plain_cells.py), or None (also when it cannot be read)."""
-    from deltalog.io.plain_cells import read_plain_cells
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
-        return None
-    return read_plain_cells(data, dialect.separator, dialect.quote, arity)
+    plain = None if dialect.header else read_plain_cells(data, dialect.separator, dialect.quote, arity)
+    if plain is not None:
+        return plain
+    return read_small_text(data, str(path), dialect, arity) if small_enough(len(data), SMALL_TEXT_BYTES) else None
 
 
 def _read_ints(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> IntTable | None:
