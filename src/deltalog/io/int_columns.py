@@ -148,16 +148,21 @@ def int_cells_bytes(table: IntTable, separator: str) -> bytes:
     if table.height == 0 or table.width == 0:
         return b""
     blocks = [_column_text(a) for a in table.arrays]
-    layout = np.empty((table.height, sum(b.shape[1] + 1 for b, _ in blocks)), np.uint8)
+    return laid_out([block for block, _ in blocks], separator, padded=any(padded for _, padded in blocks))
+
+
+def laid_out(blocks: list[np.ndarray], separator: str, *, padded: bool = True) -> bytes:
+    """Rows as text from one fixed-width byte block per column (a row per row, cells padded with zero
+    bytes): the blocks side by side, each cell followed by ``separator`` or, the last, a line feed; the
+    nonzero bytes in row order are the text (all of them when no cell is ``padded``)."""
+    layout = np.empty((blocks[0].shape[0], sum(block.shape[1] + 1 for block in blocks)), np.uint8)
     at = 0
-    for j, (block, _) in enumerate(blocks):
+    for j, block in enumerate(blocks):
         span = block.shape[1]
         layout[:, at:at + span] = block
         layout[:, at + span] = _LINE if j == len(blocks) - 1 else ord(separator)
         at += span + 1
-    if not any(padded for _, padded in blocks):
-        return layout.tobytes()
-    return layout[layout != 0].tobytes()
+    return layout[layout != 0].tobytes() if padded else layout.tobytes()
 
 
 def _column_text(values: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from deltalog.io.int_columns import ColumnTable, regular_rows
+from deltalog.io.int_columns import ColumnTable, laid_out, regular_rows
 
 if TYPE_CHECKING:
     import polars as pl
@@ -182,7 +182,7 @@ def share_vocabulary(tables: list[PlainTable]) -> list[PlainTable]:
 def plain_table_bytes(table: PlainTable, separator: str, rows: int) -> list[bytes] | None:
     """The rows of the table as text, in slices of ``rows`` rows: each cell's bytes gathered from the
     vocabulary's byte matrix (a fixed-width row per string), terminators laid between, the zero padding
-    dropped (as ``int_columns.int_cells_bytes``). None when a CSV cell would need quotes."""
+    dropped (``int_columns.laid_out``). None when a CSV cell would need quotes."""
     matrix = table.vocabulary.byte_matrix()
     if separator == "," and (((matrix == ord(",")) | (matrix == ord('"'))).any()):
         return None
@@ -190,11 +190,6 @@ def plain_table_bytes(table: PlainTable, separator: str, rows: int) -> list[byte
     strings = np.ascontiguousarray(matrix).view(f"V{width}").ravel()   # one fixed-size item a string
     out = []
     for at in range(0, table.height, rows):
-        codes = [c[at:at + rows] for c in table.arrays]
-        layout = np.empty((len(codes[0]), table.width * (width + 1)), np.uint8)
-        for j, column in enumerate(codes):
-            start = j * (width + 1)
-            layout[:, start:start + width] = strings[column].view(np.uint8).reshape(-1, width)
-            layout[:, start + width] = _LINE if j == table.width - 1 else ord(separator)
-        out.append(layout[layout != 0].tobytes())
+        out.append(laid_out([strings[codes[at:at + rows]].view(np.uint8).reshape(-1, width)
+                             for codes in table.arrays], separator))
     return out
