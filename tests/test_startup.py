@@ -98,10 +98,39 @@ def test_a_run_over_small_text_files_loads_no_polars_and_a_large_one_does(tmp_pa
 
 def test_the_command_line_asks_for_one_blas_thread_unless_told(monkeypatch):
     """OpenBLAS's thread pool costs a run ~40 ms (docs/design.md); a caller's own setting is kept."""
-    from deltalog import cli
+    from deltalog import process
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    cli._one_blas_thread()
+    process.one_blas_thread()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
-    cli._one_blas_thread()
+    process.one_blas_thread()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
+
+
+_REUSE = """
+import resource, sys
+import numpy as np
+from deltalog.process import retain_freed_memory
+made = retain_freed_memory()
+def faults_of_a_fresh_array():
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    np.ones(1 << 21).sum()   # 16 MB written, then freed
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+faults_of_a_fresh_array()
+print(made, faults_of_a_fresh_array())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt is Linux-only")
+def test_the_command_line_reuses_freed_memory_for_large_arrays_unless_told(monkeypatch):
+    """With the command line's malloc settings a second 16 MB array reuses the first one's pages instead of
+    faulting in fresh ones (docs/design.md, "process settings"); a caller's own malloc variable wins."""
+    for name in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "GLIBC_TUNABLES"):
+        monkeypatch.delenv(name, raising=False)
+    made, faults = subprocess.run([sys.executable, "-c", _REUSE], capture_output=True, text=True,
+                                  check=True).stdout.split()
+    assert made == "True" and int(faults) < 8
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "131072")
+    made, faults = subprocess.run([sys.executable, "-c", _REUSE], capture_output=True, text=True,
+                                  check=True).stdout.split()
+    assert made == "False" and int(faults) >= 8   # one per page: 4 kB, or 2 MB where NumPy asks for huge pages

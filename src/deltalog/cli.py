@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 
 from deltalog import __version__
 from deltalog.errors import DeltalogError
+from deltalog.process import configure_command_process
 
 EXIT_USER_ERROR = 2
 MAX_WARNINGS = 10   # more would bury the first, which is usually the cause
@@ -124,7 +124,7 @@ def _seconds(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    _one_blas_thread()
+    configure_command_process()
     try:   # Ctrl-C while the imports behind the parser still load is an interruption too
         args = build_parser().parse_args(argv)
         _configure_logging(args)
@@ -132,15 +132,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-
-
-def _one_blas_thread() -> None:
-    """One OpenBLAS thread for the command's process unless the caller chose otherwise. NumPy's import
-    otherwise starts OpenBLAS's thread pool, whose threads spin: ~40 ms of wall and ~40-60 ms of CPU of a
-    sub-second run (docs/design.md), for dense linear algebra the engine does not do (its closures are
-    bit operations, backends/local/dense_closure.py). Set before NumPy is imported (the parser does
-    not import it); a program that imports deltalog as a library keeps its own settings."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _dispatch(args) -> int:
