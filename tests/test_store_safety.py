@@ -313,7 +313,7 @@ def test_a_full_disk_fails_the_update_and_changes_nothing(tmp_path, small_disk):
 
 CRASHING_UPDATE = """
 import os, signal, sys
-from deltalog.storage import persist
+from deltalog.storage import checked_files
 from deltalog.store import layout
 import deltalog.store as store_module
 limit, calls = int(sys.argv[1]), [0]
@@ -325,7 +325,7 @@ def step(function):
         result = function(*args, **kwargs)
         return result
     return wrapped
-persist.write_durably = step(persist.write_durably)
+checked_files.write_durably = step(checked_files.write_durably)
 layout.fsync_directory = step(layout.fsync_directory)
 store_module.os.replace = step(os.replace)
 from deltalog.cli import main

@@ -12,6 +12,7 @@ BLAKE2b checksum; the store (deltalog/store) lists them in its manifest and load
 :class:`FileSource` that refuses any file whose size or checksum differs.
 
 >>> import tempfile
+>>> from pathlib import Path
 >>> from deltalog.backends.local.backend import LocalBackend
 >>> b = LocalBackend(); b.create_relation(relation="e", arity=2)
 >>> import polars as pl
@@ -28,85 +29,18 @@ BLAKE2b checksum; the store (deltalog/store) lists them in its manifest and load
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from deltalog.storage.checked_files import Damaged, FileSink, FileSource
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import ALIVE, Relation
 
 STATE = "state.json"
-
-
-def checksum(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-class FileSink:
-    """Writes the files of one part into ``directory``, each fsynced, and records (size, checksum)
-    under the name ``part/file`` (the part's directory may be renamed to ``part`` once complete)."""
-
-    def __init__(self, directory: Path, part: str) -> None:
-        self.directory, self.part = directory, part
-        self.files: dict[str, list] = {}
-
-    def write(self, name: str, data: bytes) -> str:
-        relative = f"{self.part}/{name}"
-        write_durably(self.directory / name, data)
-        self.files[relative] = [len(data), checksum(data)]
-        return name
-
-
-def write_durably(path: Path, data: bytes) -> None:
-    """Write and fsync a file (its directory is fsynced by whoever makes it visible)."""
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-class Damaged(Exception):
-    """A stored file is missing, of the wrong size or checksum, or cannot be parsed."""
-
-    def __init__(self, file: str, what: str) -> None:
-        super().__init__(f"{file}: {what}")
-        self.file, self.what = file, what
-
-
-class FileSource:
-    """Reads the files a manifest lists, checking each one's size and checksum before it is parsed."""
-
-    def __init__(self, root: Path, files: dict[str, list]) -> None:
-        self.root, self.files = root, files
-
-    def read(self, relative: str) -> bytes:
-        expected = self.files.get(relative)
-        if expected is None:
-            raise Damaged(relative, "not listed in the manifest")
-        try:
-            data = (self.root / relative).read_bytes()
-        except FileNotFoundError:
-            raise Damaged(relative, "missing") from None
-        except IsADirectoryError:
-            raise Damaged(relative, "is a directory, not a file") from None
-        if len(data) != expected[0]:
-            raise Damaged(relative, f"{len(data):,} bytes, expected {expected[0]:,} (truncated or overwritten)")
-        if checksum(data) != expected[1]:
-            raise Damaged(relative, "checksum mismatch (the file was changed or corrupted)")
-        return data
-
-    def parse(self, relative: str, parser: Callable[[bytes], object]):
-        data = self.read(relative)
-        try:
-            return parser(data)
-        except Exception as error:   # a checksummed file that does not parse: written by something else
-            raise Damaged(relative, f"unreadable ({type(error).__name__}: {error})") from None
 
 
 # ---- what a saved state covers -------------------------------------------------------------------

@@ -24,7 +24,7 @@ from deltalog.store import layout
 from deltalog.store.layout import StoreDamaged, StoreError
 from deltalog.store.locks import WriterLock, reading, try_pin_exclusively, writer_lock, READERS_LOCK
 from deltalog.store.session import StoreLink, StoreSession
-from deltalog.storage import persist
+from deltalog.storage import checked_files, persist
 
 __all__ = ["open_store", "save_store", "verify_store", "require_persistent", "StoreError", "StoreDamaged",
            "StoreLink", "StoreSession"]
@@ -82,16 +82,16 @@ def _load_version(store: Path, snapshot: str, version: int, digest: str):
         data = (store / file).read_bytes()
     except FileNotFoundError:
         return None
-    if persist.checksum(data) != digest:
+    if checked_files.checksum(data) != digest:
         if layout.read_pointer(store) != (snapshot, version, digest):
             return None    # CURRENT moved on while we read
         raise StoreDamaged(store, file, "checksum mismatch (the manifest was changed or corrupted)")
     manifest = layout.parse_manifest(store, file, data, snapshot, version)
-    source = persist.FileSource(store / snapshot, manifest["files"])
+    source = checked_files.FileSource(store / snapshot, manifest["files"])
     try:
         program = source.parse("base/program.dl", lambda b: b.decode("utf-8"))
         dictionary, relations = persist.load_state(source, manifest["parts"])
-    except persist.Damaged as damage:
+    except checked_files.Damaged as damage:
         raise StoreDamaged(store, f"{snapshot}/{damage.file}", damage.what) from None
     return manifest, program, dictionary, relations
 
@@ -173,7 +173,7 @@ def _rule_change(reasoner, store: Path, current: tuple[str, int, str] | None, li
         if old_text == program_text:
             return None
         old = analyse(parse(old_text), extra_arities=dict(manifest.get("arities", {})))
-    except (DeltalogError, OSError, ValueError, persist.Damaged):
+    except (DeltalogError, OSError, ValueError, checked_files.Damaged):
         return None
     change = compare_rules(old, reasoner.analysed)
     return {"kept": len(change.kept), "added": sorted(change.added), "removed": sorted(change.removed),
@@ -185,10 +185,10 @@ def _stored_program(store: Path, current: tuple[str, int, str]) -> tuple[dict, s
     snapshot, version, digest = current
     file = f"{snapshot}/{layout.manifest_name(version)}"
     data = (store / file).read_bytes()
-    if persist.checksum(data) != digest:
+    if checked_files.checksum(data) != digest:
         raise StoreDamaged(store, file, "checksum mismatch (the manifest was changed or corrupted)")
     manifest = layout.parse_manifest(store, file, data, snapshot, version)
-    text = persist.FileSource(store / snapshot, manifest["files"]).parse("base/program.dl",
+    text = checked_files.FileSource(store / snapshot, manifest["files"]).parse("base/program.dl",
                                                                       lambda b: b.decode("utf-8"))
     return manifest, str(text)
 
@@ -219,7 +219,7 @@ def _write_snapshot(reasoner, store: Path, program_text: str, history: list,
     try:
         (staging / "base").mkdir(parents=True)
         (staging / READERS_LOCK).touch()
-        sink = persist.FileSink(staging / "base", "base")
+        sink = checked_files.FileSink(staging / "base", "base")
         sink.write("program.dl", program_text.encode("utf-8"))
         backend = reasoner.backend
         saved, committed = persist.save_state(backend.dictionary, backend.relations_state(), sink, since=None)
@@ -248,7 +248,7 @@ def _append_segment(reasoner, store: Path, link: StoreLink, program_text: str,
     layout.remove(final)     # left by a writer that died before switching CURRENT: not part of any version
     try:
         staging.mkdir()
-        sink = persist.FileSink(staging, segment)
+        sink = checked_files.FileSink(staging, segment)
         backend = reasoner.backend
         saved, committed = persist.save_state(backend.dictionary, backend.relations_state(), sink, since=link.saved)
         files = {**link.manifest["files"], **sink.files}
@@ -269,13 +269,13 @@ def _append_segment(reasoner, store: Path, link: StoreLink, program_text: str,
 
 def _write_manifest(directory: Path, version: int, manifest: dict) -> str:
     data = json.dumps(manifest, sort_keys=True).encode()
-    persist.write_durably(directory / layout.manifest_name(version), data)
-    return persist.checksum(data)
+    checked_files.write_durably(directory / layout.manifest_name(version), data)
+    return checked_files.checksum(data)
 
 
 def _point_to(store: Path, snapshot: str, version: int, digest: str) -> None:
     pointer = store / ".CURRENT.tmp"
-    persist.write_durably(pointer, layout.pointer_text(snapshot, version, digest).encode("ascii"))
+    checked_files.write_durably(pointer, layout.pointer_text(snapshot, version, digest).encode("ascii"))
     os.replace(pointer, store / layout.CURRENT)
     layout.fsync_directory(store)
 
