@@ -7,9 +7,9 @@ and the NumPy/Arrow files it names. Relations are append-only with death marks
 (storage/relation.py), so the changes of an update are a few appended rows and a few marks:
 saving them costs in proportion to the update, not to the store.
 
-Files are written through a :class:`FileSink` (storage/checked_files.py), which fsyncs each file and records its size and
-BLAKE2b checksum; the store (deltalog/store) lists them in its manifest and loading goes through a
-:class:`FileSource` that refuses any file whose size or checksum differs.
+Files are written through a :class:`FileSink` (storage/checked_files.py), which fsyncs each file and
+records its size and BLAKE2b checksum; the store (deltalog/store) lists them in its manifest and loading
+goes through a :class:`FileSource` that refuses any file whose size or checksum differs.
 
 >>> import tempfile
 >>> from pathlib import Path
