@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,8 @@ BACKENDS = ["local", "spark"]
 os.environ.setdefault("DELTALOG_SPARK_SHUFFLE_PARTITIONS", "2")
 os.environ.setdefault("DELTALOG_SPARK_DRIVER_MEMORY", "2g")
 os.environ.setdefault("DELTALOG_OFFLOAD_ROWS", "0")
+# parsed program files are cached in a directory of this test process's, not the user's (syntax/parsed_cache.py)
+os.environ.setdefault("DELTALOG_PARSE_CACHE", tempfile.mkdtemp(prefix="deltalog-parse-cache-"))
 SPARK_EXAMPLES = {"test_seminaive_equals_naive": 5, "test_parsed_text_gives_the_same_result": 3,
                   "test_updates_equal_rematerialisation": 1}
 """Hypothesis examples per property on Spark, where every example costs 10-60 s of Spark jobs on 2 cores
