@@ -108,3 +108,16 @@ def test_the_directory_is_private_and_trimmed(cache, tmp_path, monkeypatch):
         read_program(path)
     assert len(entries(cache)) <= 4
     assert os.stat(cache).st_mode & 0o077 == 0
+
+
+def test_no_home_directory_means_no_cache(tmp_path, monkeypatch):
+    monkeypatch.delenv("DELTALOG_PARSE_CACHE", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def homeless():
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.setattr(Path, "home", staticmethod(homeless))
+    assert parsed_cache.cache_directory() is None
+    path = tmp_path / "p.dl"
+    path.write_text("p(X) :- q(X).\n")
+    assert str(read_program(path)[0]) == "p(X) :- q(X).\n"

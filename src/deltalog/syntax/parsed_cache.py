@@ -33,10 +33,13 @@ _PARSER_SOURCES = sorted(_HERE.glob("*.py")) + [_HERE / "grammar.lark", _HERE.pa
 
 def parse_cached(text: str, source_name: str) -> Program:
     """``parse(text, source_name=source_name)``, from the cache when this text was parsed before."""
-    directory = cache_directory()
-    if directory is None or len(text) > MAX_TEXT:
+    try:
+        directory = cache_directory()
+        if directory is None or len(text) > MAX_TEXT:
+            return _parse(text, source_name)
+        entry = directory / f"{_key(text, source_name)}.pickle"
+    except OSError:   # no home directory, unreadable parser sources: no cache
         return _parse(text, source_name)
-    entry = directory / f"{_key(text, source_name)}.pickle"
     try:
         program = pickle.loads(entry.read_bytes())
         if isinstance(program, Program):
@@ -55,7 +58,10 @@ def cache_directory() -> Path | None:
         return None
     if chosen:
         return Path(chosen)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deltalog" / "programs"
+    try:
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "deltalog" / "programs"
+    except RuntimeError:   # Path.home() without HOME or a password entry
+        return None
 
 
 def _parse(text: str, source_name: str) -> Program:
