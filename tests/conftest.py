@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,6 +30,10 @@ BACKENDS = ["local", "spark"]
 os.environ.setdefault("DELTALOG_SPARK_SHUFFLE_PARTITIONS", "2")
 os.environ.setdefault("DELTALOG_SPARK_DRIVER_MEMORY", "2g")
 os.environ.setdefault("DELTALOG_OFFLOAD_ROWS", "0")
+# parsed program files are cached in a directory of this test process's, not the user's (syntax/parsed_cache.py)
+_PARSE_CACHE = tempfile.mkdtemp(prefix="deltalog-parse-cache-")
+atexit.register(shutil.rmtree, _PARSE_CACHE, True)
+os.environ.setdefault("DELTALOG_PARSE_CACHE", _PARSE_CACHE)
 SPARK_EXAMPLES = {"test_seminaive_equals_naive": 5, "test_parsed_text_gives_the_same_result": 3,
                   "test_updates_equal_rematerialisation": 1}
 """Hypothesis examples per property on Spark, where every example costs 10-60 s of Spark jobs on 2 cores

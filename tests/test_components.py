@@ -26,6 +26,24 @@ def test_dag_labels_exactly_for_graphs_without_cycles(edges):
         assert labels is None
 
 
+@given(edges=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=30),
+       chains=st.lists(st.integers(1, 11), max_size=3), limit=st.one_of(st.none(), st.integers(1, 12)))
+def test_sink_levels_are_the_heights(edges, chains, limit):
+    """Level k holds the nodes whose longest path to a sink has k edges (those on or into a cycle:
+    none), up to ``limit`` levels; paths (chains of one node a level) are walked in Python ints."""
+    edges = [(a, b) for a, b in edges if a != b] + [(i, i + 1) for k in chains for i in range(12 - k - 1, 11)]
+    graph = nx.DiGraph(edges)
+    graph.add_nodes_from(range(12))
+    stuck = {v for c in nx.strongly_connected_components(graph) if len(c) > 1 for v in c}
+    stuck |= {v for v in graph if any(u in stuck for u in nx.descendants(graph, v))}
+    height: dict[int, int] = {}
+    for v in reversed(list(nx.topological_sort(graph.subgraph(set(graph) - stuck)))):
+        height[v] = max((height[u] + 1 for u in graph.successors(v)), default=0)
+    expected = [sorted(v for v, h in height.items() if h == k) for k in range(max(height.values(), default=-1) + 1)]
+    levels = components.sink_levels(*columns(edges), 12, limit=limit)
+    assert [sorted(level.tolist()) for level in levels] == expected[:limit]
+
+
 def test_a_chain_deeper_than_the_budget_is_left_to_scipy(monkeypatch):
     monkeypatch.setattr(components, "DAG_CHECK_LEVELS", 10)
     s = np.arange(20, dtype=np.int64)

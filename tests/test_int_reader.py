@@ -55,6 +55,18 @@ def test_the_int_reader_takes_only_canonical_regular_files(text, taken):
                                                       for j in range(2)]
 
 
+def test_every_cell_width_reads_exactly():
+    """Cells of 1 to 18 digits, of both signs, first in the file or after longer and shorter cells: the
+    reader combines up to eight digits a step from 8-byte words (io/int_columns.py, _accumulate)."""
+    values = [int(sign + digits[:width]) for width in range(1, 19) for sign in ("", "-")
+              for digits in ("987654321098765432", "100000000000000000", "999999999999999999")]
+    values = [v for v in values if v != 0]
+    for first in (values, values[::-1]):
+        text = "".join(f"{v}\t{w}\n" for v, w in zip(first, first[1:] + first[:1]))
+        table = read_int_cells(text.encode(), "\t", None)
+        assert table is not None and table.arrays[0].tolist() == first
+
+
 def test_a_file_of_ints_is_read_without_polars_and_a_text_file_with_it(tmp_path):
     (tmp_path / "e.tsv").write_text("1\t2\n2\t3\n")
     (tmp_path / "s.tsv").write_text("a\t2\n")

@@ -134,3 +134,40 @@ def test_the_command_line_reuses_freed_memory_for_large_arrays_unless_told(monke
     made, faults = subprocess.run([sys.executable, "-c", _REUSE], capture_output=True, text=True,
                                   check=True).stdout.split()
     assert made == "False" and int(faults) >= 8   # one per page: 4 kB, or 2 MB where NumPy asks for huge pages
+
+
+def test_a_command_leaves_the_collector_as_it_found_it(tmp_path):
+    """main() pauses the cyclic collector over the start-up and freezes what it loaded (start_up.py);
+    when it returns, collection is back on and nothing stays frozen, and a caller's own settings hold."""
+    import gc
+
+    from deltalog import cli
+    run = ["run", "examples/transitive/program.dl", "--facts", "examples/transitive/facts", "--quiet"]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert cli.main([*run, "--out", str(tmp_path / "a")]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        assert cli.main([*run, "--out", str(tmp_path / "b")]) == 0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert cli.main(["run", "no-such-program.dl", "--out", str(tmp_path / "c")]) == 2   # an error path
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_the_start_up_is_frozen_for_the_evaluation(monkeypatch, tmp_path):
+    """While the evaluation runs, the collector is on and the start-up's objects are frozen."""
+    import gc
+
+    from deltalog import cli
+    from deltalog.api import Reasoner
+    seen = []
+    materialise = Reasoner.materialise
+
+    def spy(self, *args, **kwargs):
+        seen.append((gc.isenabled(), gc.get_freeze_count() > 0))
+        return materialise(self, *args, **kwargs)
+    monkeypatch.setattr(Reasoner, "materialise", spy)
+    assert cli.main(["run", "examples/transitive/program.dl", "--quiet", "--out", str(tmp_path / "o")]) == 0
+    assert seen and all(state == (True, True) for state in seen)

@@ -31,7 +31,6 @@ from deltalog.plan import ir
 from deltalog.plan.combined import DEFAULT_HD, HD_MODES
 from deltalog.plan.rules import term
 from deltalog.sources import make_backend, read_program
-from deltalog.syntax import parse_atom
 from deltalog.syntax.ast import Program, Variable
 
 if TYPE_CHECKING:   # Polars is imported where a frame is made: a run over int files never needs it
@@ -239,6 +238,7 @@ class Reasoner(FactLoading):
     def query(self, atom: str) -> pl.DataFrame:
         """The set of answers to a query atom such as ``path(1, Y)``: one column per named variable
         (``path(X, _)`` gives each X once); the program's ``@prefix``es may be used."""
+        from deltalog.syntax.parser import parse_atom   # Lark: a run from a cached AST has not imported it
         parsed = parse_atom(atom, prefixes=self.program.prefixes)
         arity = self._arities.get(parsed.predicate)
         if arity is None:

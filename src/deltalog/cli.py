@@ -11,6 +11,7 @@ from pathlib import Path
 from deltalog import __version__
 from deltalog.errors import DeltalogError
 from deltalog.process import configure_command_process
+from deltalog.start_up import pause_collector, restore_collector, start_up_done
 
 EXIT_USER_ERROR = 2
 MAX_WARNINGS = 10   # more would bury the first, which is usually the cause
@@ -125,6 +126,7 @@ def _seconds(text: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     configure_command_process()
+    pause_collector()   # until the command's modules are loaded (start_up.py)
     try:   # Ctrl-C while the imports behind the parser still load is an interruption too
         args = build_parser().parse_args(argv)
         _configure_logging(args)
@@ -132,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        restore_collector()
 
 
 def _dispatch(args) -> int:
@@ -194,6 +198,7 @@ def _reasoner(args, console=None):
         where = f" (program, @input and {args.facts})" if args.facts else " (program and @input)"
         console.log(f"loaded {reasoner.fact_count():,} facts{where}")
     _report_diagnostics(reasoner, args.strict)
+    start_up_done()   # the work from here on may make garbage for the collector
     return reasoner
 
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from deltalog.algorithms.names import ALGORITHM_NAMES
+from deltalog.start_up import start_up_done
 
 
 def add_store_commands(commands) -> None:
@@ -52,6 +53,7 @@ def cmd_init(args) -> int:
     if args.facts:
         reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates)
     loaded = reasoner.fact_count()   # program facts, @input files and --facts (nothing derived yet)
+    start_up_done()
     summary = reasoner.materialise()
     reasoner.save(store, event={"event": "init", "loaded": loaded, "derived": summary.derived})
     print(f"created {store}: {loaded:,} facts loaded, {summary.derived:,} derived in {summary.seconds:.2f} s")
@@ -71,6 +73,7 @@ def cmd_update(args) -> int:
     # the writer lock is held from reading the store to switching CURRENT: no concurrent update is lost
     with Reasoner.open(args.store, writable=True, wait=args.wait, modules=args.modules) as reasoner:
         reasoner.set_hd(args.hd)
+        start_up_done()
         add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
         result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm, strict=True)
         event = {"event": "update", "algorithm": result.algorithm, "abandoned": result.abandoned,

@@ -7,7 +7,6 @@ they return as warnings, or (``--strict``) as errors.
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -17,6 +16,7 @@ from deltalog.syntax.ast import NO_SPAN, Span
 
 
 def _suggestion(name: str, known: Iterable[str]) -> tuple[str, ...]:
+    import difflib   # only when there is something to suggest (its import is ~2 ms of every run)
     close = difflib.get_close_matches(name, sorted(known), n=1)
     return (f"did you mean '{close[0]}'?",) if close else ()
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import UsageError
-from deltalog.syntax import parse
 from deltalog.syntax.ast import Program
-from deltalog.syntax.parser import read_source
+from deltalog.syntax.parsed_cache import parse_cached
+from deltalog.syntax.source_text import read_source
 
 if TYPE_CHECKING:
     from deltalog.backends.base import Backend
@@ -30,7 +30,8 @@ def make_backend(backend: str | Backend) -> Backend:
 
 
 def read_program(program: str | os.PathLike | Program) -> tuple[Program, str | None, Path | None]:
-    """A Program from text, a path or a Program; also its source text and directory (for errors, @input)."""
+    """A Program from text, a path or a Program; also its source text and directory (for errors, @input).
+    A program file's AST comes from the parse cache when the file is unchanged (syntax/parsed_cache.py)."""
     if isinstance(program, Program):
         return program, None, None
     if not isinstance(program, (str, os.PathLike)):
@@ -38,7 +39,8 @@ def read_program(program: str | os.PathLike | Program) -> tuple[Program, str | N
     if isinstance(program, os.PathLike) or _looks_like_path(program):
         path = Path(program)
         text = read_source(path)
-        return parse(text, source_name=os.fspath(program)), text, path.parent
+        return parse_cached(text, os.fspath(program)), text, path.parent
+    from deltalog.syntax.parser import parse
     return parse(program), program, None
 
 

@@ -73,19 +73,28 @@ def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable |
     cells when None), or None when the file is anything else (see the module docstring)."""
     if not data or len(separator) != 1 or not plausible(data, separator):
         return None   # a byte that is no digit, '-' or terminator
-    if not data.endswith(b"\n"):
-        data += b"\n"
-    buf = np.frombuffer(data, np.uint8)
+    padded = _padded(data)
+    buf = padded[_PAD:]
     sep = ord(separator)
     ends = np.flatnonzero((buf == sep) | (buf == _LINE))   # the byte after each cell
     first_line = int(np.argmax(buf[ends] == _LINE))
     arity = arity if arity is not None else first_line + 1
     if arity < 1 or ends.size % arity or not regular_rows(buf[ends].reshape(-1, arity), sep):
         return None
-    values = _cell_values(buf, ends)
+    values = _cell_values(padded, ends)
     if values is None:
         return None
     return IntTable(list(values.reshape(-1, arity).T))
+
+
+def _padded(data: bytes) -> np.ndarray:
+    """The bytes of ``data`` after _PAD bytes '0' (so that the 8-byte words ending at the first cells'
+    ends exist, and read as leading zeros) and ending in a line feed (one is added if it does not)."""
+    padded = np.empty(_PAD + len(data) + (not data.endswith(b"\n")), np.uint8)
+    padded[:_PAD] = _ZERO
+    padded[_PAD:_PAD + len(data)] = np.frombuffer(data, np.uint8)
+    padded[-1] = _LINE
+    return padded
 
 
 def plausible(data: bytes, separator: str) -> bool:
@@ -99,9 +108,10 @@ def regular_rows(terminators: np.ndarray, sep: int) -> bool:
     return bool((terminators[:, :-1] == sep).all() and (terminators[:, -1] == _LINE).all())
 
 
-def _cell_values(buf: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
-    """The int of each cell ``[previous end + 1, end)``, or None if any cell is not a canonical int
-    (the caller has checked that every byte is a digit, '-' or a terminator)."""
+def _cell_values(padded: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The int of each cell ``[previous end + 1, end)`` (offsets in ``padded[_PAD:]``), or None if any
+    cell is not a canonical int (the caller has checked that every byte is a digit, '-' or a terminator)."""
+    buf = padded[_PAD:]
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
@@ -116,26 +126,49 @@ def _cell_values(buf: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
     lead = buf[starts + negative]
     if ((lead == _ZERO) & ((digits > 1) | negative)).any():
         return None   # 007 or -0: not the canonical form, a string to the general reader
-    return _accumulate(buf - np.uint8(_ZERO), ends, digits, negative)
+    return _accumulate(padded, ends, digits, negative)
 
 
-def _accumulate(digit: np.ndarray, ends: np.ndarray, digits: np.ndarray, negative: np.ndarray) -> np.ndarray:
-    """Horner's rule over all cells at once: one pass per digit place, the most significant first;
-    a cell shorter than the place contributes nothing to it (int32 while 9 digits fit: less memory
-    traffic per pass)."""
-    widest, shortest = int(digits.max()), int(digits.min())
-    value: np.ndarray = np.zeros(ends.size, np.int32 if widest <= 9 else np.int64)
-    at = ends - widest
-    for place in range(widest, 0, -1):
-        d = digit[at]
-        if place > shortest:
-            d[digits < place] = 0
-        np.multiply(value, 10, out=value)
-        np.add(value, d, out=value)
-        at += 1
-    value = value.astype(np.int64)
+_PAD = 24   # bytes before the data: the three 8-byte words of an 18-digit cell that starts the file
+_KEEP = np.array([0] + [2**64 - 2**(8 * (8 - d)) for d in range(1, 9)], np.uint64)   # the top d bytes of a word
+_NIBBLES, _LANES = np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(0x000000FF000000FF)
+_HUNDREDS, _UNITS = np.uint64(100 + (1_000_000 << 32)), np.uint64(1 + (10_000 << 32))
+
+
+def _accumulate(padded: np.ndarray, ends: np.ndarray, digits: np.ndarray, negative: np.ndarray) -> np.ndarray:
+    """All cells at once, up to eight digits per step: the 8 bytes before each cell's end read as one
+    little-endian word (an unaligned view: no copy), the bytes before the cell masked off (they read as
+    leading zeros) and its digits combined by SWAR multiplications (Lemire, "Faster integer parsing"
+    (2018), the 8-digit kernel of simdjson); a cell of 9-18 digits takes two or three words."""
+    words = np.ndarray((padded.size - 7,), "<u8", padded, 0, (1,))
+    at = ends + (_PAD - 8)
+    scratch = np.empty(ends.size, np.uint64)
+    value = _eight_digits(words[at], np.minimum(digits, 8), scratch).view(np.int64)
+    for step in range(1, (int(digits.max()) + 7) // 8):
+        at -= 8
+        more = _eight_digits(words[at], np.clip(digits - 8 * step, 0, 8), scratch).view(np.int64)
+        value += more * 10 ** (8 * step)
     np.negative(value, out=value, where=negative)
     return value
+
+
+def _eight_digits(word: np.ndarray, count: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """The number written by the last ``count`` (0-8) bytes of each word (ASCII digits, the first the
+    least significant byte), in place: the digit pairs, then the quadruples, then the eight."""
+    np.take(_KEEP, count, out=scratch)
+    word &= scratch
+    word &= _NIBBLES   # each digit's value, 0 in the masked bytes
+    np.right_shift(word, np.uint64(8), out=scratch)
+    word *= np.uint64(10)
+    word += scratch   # each 16-bit lane's low byte: its two digits' value
+    np.right_shift(word, np.uint64(16), out=scratch)
+    scratch &= _LANES
+    scratch *= _UNITS
+    word &= _LANES
+    word *= _HUNDREDS
+    word += scratch
+    word >>= np.uint64(32)
+    return word
 
 
 def int_cells_bytes(table: IntTable, separator: str) -> bytes:
@@ -154,15 +187,23 @@ def int_cells_bytes(table: IntTable, separator: str) -> bytes:
 def laid_out(blocks: list[np.ndarray], separator: str, *, padded: bool = True) -> bytes:
     """Rows as text from one fixed-width byte block per column (a row per row, cells padded with zero
     bytes): the blocks side by side, each cell followed by ``separator`` or, the last, a line feed; the
-    nonzero bytes in row order are the text (all of them when no cell is ``padded``)."""
-    layout = np.empty((blocks[0].shape[0], sum(block.shape[1] + 1 for block in blocks)), np.uint8)
-    at = 0
-    for j, block in enumerate(blocks):
-        span = block.shape[1]
-        layout[:, at:at + span] = block
-        layout[:, at + span] = _LINE if j == len(blocks) - 1 else ord(separator)
-        at += span + 1
-    return layout[layout != 0].tobytes() if padded else layout.tobytes()
+    nonzero bytes in row order are the text (all of them when no cell is ``padded``).
+
+    Each block is copied as one item a row (a field of a record per row: a byte-by-byte strided copy
+    costs twice as much), and the zero bytes are deleted by ``bytes.translate`` (faster than a boolean
+    mask over the layout: 2M rows of two ids, 27 -> 15 ms)."""
+    spans = [block.shape[1] for block in blocks]
+    at = np.cumsum([0] + [span + 1 for span in spans]).tolist()   # where each cell starts in a row
+    layout = np.empty((blocks[0].shape[0], at[-1]), np.uint8)
+    filled = [j for j, span in enumerate(spans) if span]
+    cells = np.dtype({"names": [f"c{j}" for j in filled], "formats": [f"V{spans[j]}" for j in filled],
+                      "offsets": [at[j] for j in filled], "itemsize": at[-1]})
+    rows = layout.view(cells).ravel()
+    for j in filled:
+        rows[f"c{j}"] = np.ascontiguousarray(blocks[j]).view(f"V{spans[j]}").ravel()
+    for j in range(len(blocks)):
+        layout[:, at[j + 1] - 1] = _LINE if j == len(blocks) - 1 else ord(separator)
+    return layout.tobytes().translate(None, b"\0") if padded else layout.tobytes()
 
 
 def _column_text(values: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -46,24 +46,45 @@ def sink_levels(s: np.ndarray, d: np.ndarray, n: int, limit: int | None = None) 
     in no level, so the levels hold every node exactly when the graph is a DAG."""
     pred_order = np.argsort(d, kind="stable")
     pred_off = group_offsets(d[pred_order], n)
+    preds_of = s[pred_order]   # the predecessors of node v: preds_of[pred_off[v]:pred_off[v + 1]]
     out_degree = np.bincount(s, minlength=n)
     frontier = np.flatnonzero(out_degree == 0)
     levels: list[np.ndarray] = []
     while frontier.size and (limit is None or len(levels) < limit):
-        levels.append(frontier)
         if frontier.size == 1:   # long paths: one node per level, without the vectorised machinery
-            v = int(frontier[0])
-            preds = s[pred_order[pred_off[v]:pred_off[v + 1]]]
-        else:
-            preds = s[pred_order[expand_ranges(pred_off[frontier], pred_off[frontier + 1] - pred_off[frontier])]]
-        if preds.size <= 1:
-            out_degree[preds] -= 1
-            frontier = preds[out_degree[preds] == 0]
+            frontier = _walk(int(frontier[0]), preds_of, pred_off, out_degree, levels, limit)
             continue
-        uniq, counts = np.unique(preds, return_counts=True)
-        out_degree[uniq] -= counts
-        frontier = uniq[out_degree[uniq] == 0]
+        levels.append(frontier)
+        frontier = _released(preds_of[expand_ranges(pred_off[frontier], pred_off[frontier + 1] - pred_off[frontier])],
+                             out_degree)
     return levels
+
+
+def _walk(v: int, preds_of: np.ndarray, pred_off: np.ndarray, out_degree: np.ndarray, levels: list[np.ndarray],
+          limit: int | None) -> np.ndarray:
+    """Levels of one node each, from ``v`` up a path in Python ints (a chain has a level a node: ~0.8 µs
+    each instead of ~2.5 µs of NumPy calls on one-element arrays): while the level's node has one
+    predecessor whose last successor it is, that predecessor is the next level. Returns the frontier
+    after the last level added."""
+    while True:
+        levels.append(np.array([v], dtype=np.int64))
+        a, b = int(pred_off[v]), int(pred_off[v + 1])
+        if b - a != 1 or (limit is not None and len(levels) >= limit):
+            return _released(preds_of[a:b], out_degree)
+        v = int(preds_of[a])
+        out_degree[v] -= 1
+        if out_degree[v]:
+            return np.empty(0, np.int64)
+
+
+def _released(preds: np.ndarray, out_degree: np.ndarray) -> np.ndarray:
+    """The predecessors of a level whose every successor is now in a level (their out-degree counts down)."""
+    if preds.size <= 1:
+        out_degree[preds] -= 1
+        return preds[out_degree[preds] == 0]
+    uniq, counts = np.unique(preds, return_counts=True)
+    out_degree[uniq] -= counts
+    return uniq[out_degree[uniq] == 0]
 
 
 def weak_components(s: np.ndarray, d: np.ndarray, n: int) -> tuple[int, np.ndarray]:
