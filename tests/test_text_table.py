@@ -50,6 +50,8 @@ def file_text(rows, width, separator, ending, blank) -> str:
 @example(rows=[["a", ""]], width=2, ending="\n", blank=False, raw=False, fmt="csv", arity=None)
 @example(rows=[["0", "0", "0"], ["0", "x\r", "0"]], width=1, ending="\n", blank=False, raw=True, fmt="tsv",
          arity=None)
+@example(rows=[["0", "0", "0"], ["0", "0", "0"], ["0", "0", '"'], ['"a\\"b"']], width=1, ending="\n", blank=False,
+         raw=True, fmt="csv", arity=None)   # Polars read the malformed quoted cell as "\na\\b", Python as '\na\\"b"'
 def test_a_small_file_reads_as_the_polars_reader_reads_it(tmp_path_factory, rows, width, ending, blank, raw,
                                                             fmt, arity):
     """``raw``: the cells joined as they are (quotes and separators inside them make ragged or
@@ -142,3 +144,17 @@ def test_a_carriage_return_ending_a_cell_is_kept_in_a_large_file(tmp_path):
     table = read_table(path, format="tsv")
     assert table.height == 60_001
     assert table.row(-1) == ("x\r", 7)
+
+
+@pytest.mark.parametrize("bad, line", [('"x"y', 3001), ('x,"y', 3001), ('"x" ,y', 3001), ('x"y,z', None)])
+def test_a_malformed_quote_in_a_large_csv_file_is_refused_with_its_line(tmp_path, bad, line):
+    """Past the sample Polars reads the whole file and takes a malformed quoted cell leniently
+    (``"x"y`` as ``xy``); such a file goes to the Python reader, which refuses it naming the line. A
+    quote inside an unquoted cell is a character of the cell (as Python's csv module reads it)."""
+    path = tmp_path / "big.csv"
+    path.write_text("".join(f"n{i},m{i}\n" for i in range(3000)) + bad + ("\n" if "," in bad else ",z\n"))
+    if line is None:
+        assert read_table(path, format="csv", arity=None)["c0"].to_list()[-1] == "x\"y"
+        return
+    with pytest.raises(InputError, match=f"big.csv:{line}:1: .*malformed CSV row"):
+        read_table(path, format="csv", arity=None)

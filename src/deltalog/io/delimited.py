@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from functools import partial
 
+import numpy as np
 import polars as pl
 
 from deltalog.errors import InputError
@@ -22,6 +23,7 @@ from deltalog.io.text_rows import read_bytes, rows, text_columns
 from deltalog.syntax.ast import Declaration, Span
 
 SAMPLE_BYTES, SAMPLE_ROWS = 1 << 16, 1000
+_LINE_FEED, _CARRIAGE_RETURN = 10, 13
 
 
 __all__ = ["DIALECTS", "Dialect", "empty_table", "read_delimited"]
@@ -52,14 +54,19 @@ def _sample(data: bytes, dialect: Dialect, file: str) -> tuple[list[tuple[int, l
             if len(sample) > SAMPLE_ROWS:
                 break
     except InputError:
-        pass  # a quoted field running past the sample: the full read decides
+        if end == len(data):
+            raise   # the sample is the whole file: its error is the file's
+        # else a quoted field may run past the sample: the full read decides
     return sample, end
 
 
 def _read_text(data: bytes, file: str, dialect: Dialect, arity: int | None, typing=None) -> pl.DataFrame:
     """A text file's cells as columns c0..ck, typed by ``typing(df, file)`` (default: by form)."""
     type_columns = typing or _type_by_form
-    sample, end = _sample(data, dialect, file)
+    try:
+        sample, end = _sample(data, dialect, file)
+    except InputError:   # a malformed whole file: the Python path names its first bad row, ragged or not
+        return type_columns(_read_python(data, file, dialect, arity), file)
     if dialect.header and sample:
         arity = arity if arity is not None else len(sample[0][1])
         if sample[0][0] != 1:
@@ -73,7 +80,8 @@ def _read_text(data: bytes, file: str, dialect: Dialect, arity: int | None, typi
     if any(len(fields) != expected for _, fields in sample):
         return type_columns(_read_python(data, file, dialect, expected), file)
     schema = {f"c{j}": pl.String for j in range(expected)}
-    df = None if _lone_carriage_return(data) else _read_polars(data, dialect, schema)
+    df = None if _lone_carriage_return(data) or not quotes_well_formed(data, dialect) else \
+        _read_polars(data, dialect, schema)
     if df is None or _has_nulls(df):
         df = _read_python(data, file, dialect, expected)
     return type_columns(df, file)
@@ -83,6 +91,43 @@ def _lone_carriage_return(data: bytes) -> bool:
     """Whether a carriage return stands anywhere but before a line feed: Polars drops one that ends a
     cell (``x\\r<TAB>0`` reads as ``x``), the Python path keeps it as the cell's last character."""
     return data.count(b"\r") != data.count(b"\r\n")
+
+
+def quotes_well_formed(data: bytes, dialect: Dialect) -> bool:
+    r"""Whether every quote of a CSV file stands where RFC 4180 allows it, checked over the quotes' byte
+    positions alone. Polars reads a malformed quoted cell leniently and silently (``"a"b`` as ``ab``);
+    the Python path refuses it with its line (``csv.reader(strict=True)``), so a file that fails here
+    goes there.
+
+    Outside a quoted cell the number of quotes before a position is even, inside it odd (an opening
+    and a closing quote, and pairs for the quotes a cell holds), so the k-th quote (from 0) is: the
+    second of a pair when k is even and it follows quote k-1 directly; else an opening one when k is
+    even, which must start a cell; a closing one when k is odd and no quote follows it directly,
+    which must end a cell.
+
+    >>> csv = DIALECTS["csv"]
+    >>> [quotes_well_formed(t, csv) for t in (b'a,"b ""c"" d"\n', b'"x\ny",""\r\n', b'"a"b\n', b'a"b\n', b'"a\n')]
+    [True, True, False, False, False]
+    """
+    if dialect.quote is None or dialect.quote.encode() not in data:
+        return True
+    buf = np.frombuffer(data, np.uint8)
+    at = np.flatnonzero(buf == ord(dialect.quote))
+    if at.size % 2:
+        return False   # a quoted cell runs to the end of the file
+    odd = np.arange(at.size) % 2 == 1
+    followed = np.zeros(at.size, bool)
+    followed[:-1] = at[1:] == at[:-1] + 1
+    pair_first = odd & followed
+    pair_second = np.zeros(at.size, bool)
+    pair_second[1:] = pair_first[:-1]
+    separator, start = ord(dialect.separator), 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    opening, closing = at[~odd & ~pair_second], at[odd & ~pair_first]
+    before = buf[np.maximum(opening - 1, 0)]
+    after = buf[np.minimum(closing + 1, buf.size - 1)]
+    return bool(np.all((opening == start) | (before == separator) | (before == _LINE_FEED))
+                and np.all((closing == buf.size - 1) | (after == separator) | (after == _LINE_FEED)
+                           | (after == _CARRIAGE_RETURN)))
 
 
 def _has_nulls(df: pl.DataFrame) -> bool:

@@ -38,7 +38,8 @@ def rows(text: str, dialect: Dialect, file: str):
                 yield number, line.split(dialect.separator)
         return
     import csv   # CSV files only (start-up time)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.separator, quotechar=dialect.quote)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dialect.separator, quotechar=dialect.quote,
+                        strict=True)   # a malformed quoted cell is refused, never read some lenient way
     start = 1
     try:
         for fields in reader:
