@@ -26,6 +26,7 @@ REDERIVE then has only the recursive rules to try, and a stratum without any ski
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 
 from deltalog.analysis.program import RuleInfo, Stratum
@@ -215,38 +216,55 @@ def unheld_by_modules(update: Update, stratum: Stratum, p: str) -> Iterator[tupl
 # ---- INSERT ----------------------------------------------------------------------------------
 
 def insert(update: Update, stratum: Stratum) -> None:
+    """INSERT. A stratum without recursive rules (and so without modules) has one round: its rules read
+    only lower strata, so what they derive is stored straight in the relations (reviving facts deleted
+    earlier in the update, as ``commit`` does), not in Δ_A scratch relations that are then counted,
+    committed and read again for a second round that finds nothing (~0.1 ms a stratum)."""
     v, reasoning = update.views, update.reasoning
-    generation = reasoning.tick()
-    deltas = scratch(update, Role.INSERTION_DELTA, stratum)
+    once = not stratum.recursive and not stratum.modules
+    sink = Sink(update, reasoning.tick(), None if once else scratch(update, Role.INSERTION_DELTA, stratum))
     for p in stratum.predicates:
         for role in (Role.REDERIVED, Role.ADDED):
             if source := update.workspace.get(role, p):
-                collect(update, p, tuples_of(source, reasoning.arities[p]), deltas[p], generation)
+                sink.collect(p, tuples_of(source, reasoning.arities[p]))
     lost, gained = lower_changes(update, stratum, stratum.rules)
     for info in stratum.nonrecursive:   # Π_nr^s[(I \ D) ∪ A : A \ D, D \ A]   (003 Algorithm 3, line 237)
         if info.aggregates:
             # everything it derives now that is missing: new results, and old ones overdeleted via other rules
             if aggregate_rules_affected(info, lost, gained) or update.removed(info.head.predicate):
-                plan = aggregate_results(update, info, v.new)
-                collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
+                sink.collect(info.head.predicate, aggregate_results(update, info, v.new), info)
             continue
         for plan in delta_rule_plans(update, info, stratum.predicates, gained, lost, v.new, v.added, v.deleted):
-            collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
+            sink.collect(info.head.predicate, plan, info)
+    if sink.deltas is None:
+        return
     for module in modules_of(stratum):   # Diff^{s,i}[(I \ D) ∪ A, A \ D, D \ A]   (line 243)
         for info, plan in module.diff(update, gained, lost, v.new, v.added, v.deleted):
-            collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
-    propagate_insertion(update, stratum, deltas, generation)
+            sink.collect(info.head.predicate, plan, info)
+    propagate_insertion(update, stratum, sink.deltas, sink.generation)
 
 
-def collect(update: Update, predicate: str, plan: ir.Node, delta: str, generation: int,
-            info: RuleInfo | None = None) -> None:
-    """Add the plan's facts that are not in the new materialisation yet to the round's delta."""
-    arity = update.reasoning.arities[predicate]
-    fresh = ir.AntiJoin(plan, tuples_of(predicate, arity), fact_columns(arity))
-    if info is None:
-        update.backend.insert(relation=delta, plan=fresh, generation=generation)
-    else:
-        update.reasoning.derive(info, fresh, generation, phase="insertion", relation=delta)
+@dataclass(frozen=True)
+class Sink:
+    """Where INSERT's plans go at ``generation``: the facts not in the new materialisation yet into the
+    round's Δ_A (``deltas``), or with ``deltas`` None into the relations themselves (whose insert keeps
+    only the facts not live yet, reviving those deleted in this update)."""
+
+    update: Update
+    generation: int
+    deltas: Mapping[str, str] | None
+
+    def collect(self, predicate: str, plan: ir.Node, info: RuleInfo | None = None) -> None:
+        update, arity, revive = self.update, self.update.reasoning.arities[predicate], None
+        if self.deltas is None:
+            target, revive = predicate, update.views.g0
+        else:
+            target, plan = self.deltas[predicate], ir.AntiJoin(plan, tuples_of(predicate, arity), fact_columns(arity))
+        if info is None:
+            update.backend.insert(relation=target, plan=plan, generation=self.generation, revive_since=revive)
+        else:
+            update.reasoning.derive(info, plan, self.generation, phase="insertion", relation=target,
+                                    revive_since=revive)
 
 
 def propagate_insertion(update: Update, stratum: Stratum, deltas: Mapping[str, str], round_generation: int) -> None:
@@ -260,9 +278,10 @@ def propagate_insertion(update: Update, stratum: Stratum, deltas: Mapping[str, s
             return
         commit(update, {p: deltas[p] for p in grown}, window)
         generation = reasoning.tick()
+        sink = Sink(update, generation, deltas)
         for module in modules:
             for info, plan in module.insert(update, deltas, round_generation, grown):
-                collect(update, info.head.predicate, plan, deltas[info.head.predicate], generation, info)
+                sink.collect(info.head.predicate, plan, info)
         round_generation = generation
 
 
