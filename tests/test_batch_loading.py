@@ -50,9 +50,9 @@ def test_insert_tables_stores_what_an_insert_of_the_rows_stores():
         by_plan.create_relation(relation="raw", arity=ARITIES[name])
         distinct = by_plan.load(relation="raw", table=table, generation=2)
         scan = Scan("raw", tuple(Col(f"c{i}") for i in range(ARITIES[name])))
-        expected[name] = (distinct, by_plan.insert(relation=name, plan=scan, generation=2, revive_since=2))
+        expected[name] = (distinct, by_plan.insert(relation=name, plan=scan, generation=2))
         by_plan.drop(relation="raw")
-    assert batched.insert_tables(tables=given, generation=2, revive_since=2) == expected
+    assert batched.insert_tables(tables=given, generation=2) == expected
     assert expected["edge"] == (3, 2)   # (1, 2) was there already
     for name in ARITIES:
         assert batched.typed_rows(relation=name) == by_plan.typed_rows(relation=name)

@@ -67,9 +67,8 @@ def change_in_place(update: Update, add, delete, generations: tuple[int, int], i
     if only_deleted:
         for p, (given, deleted) in backend.delete_tables(tables=only_deleted, generation=deleting).items():
             update.explicit_changes[p], ignored_deletions[p] = (deleted, 0), given - deleted
-    if only_added:
-        for p, (given, added) in backend.insert_tables(tables=only_added, generation=adding,
-                                                       revive_since=update.views.g0).items():
+    if only_added:   # nothing of theirs was deleted in this update, so no row is revived (as by revive_since=g0)
+        for p, (given, added) in backend.insert_tables(tables=only_added, generation=adding).items():
             update.explicit_changes[p], ignored_additions[p] = (0, added), given - added
     return ({p: t for p, t in add.items() if p not in only_added},
             {p: t for p, t in delete.items() if p not in only_deleted})

@@ -147,14 +147,12 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
             return {name: self._relations[name].insert(columns, generation=generation) if columns else 0
                     for name, columns in self._encoded(tables).items()}
 
-    def insert_tables(self, *, tables: Mapping[str, Any], generation: int,
-                      revive_since: int | None = None) -> dict[str, tuple[int, int]]:
+    def insert_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
         """Each table's rows not live yet stored in the relation it is keyed by, as ``insert`` of a plan of
         them would; per relation (distinct rows given, rows stored)."""
         with small_pages():
-            return {name: (distinct_rows(columns), self._relations[name].insert(
-                        columns, generation=generation, revive_since=revive_since)) if columns else (0, 0)
-                    for name, columns in self._encoded(tables).items()}
+            return {name: (distinct_rows(columns), self._relations[name].insert(columns, generation=generation))
+                    if columns else (0, 0) for name, columns in self._encoded(tables).items()}
 
     def delete_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
         """Each table's live rows in the relation it is keyed by deleted, as ``delete`` of a plan of them
