@@ -50,12 +50,12 @@ class TransitiveModule(ClosureModule):
         if self.ties(update.reasoning.backend) or self.r not in grown:
             yield from super().insert(update, deltas, generation, grown)
             return
-        delta = deltas[self.r]
-        before = update.count(delta, View(until=generation, relation=delta))   # earlier rounds' facts
+        delta, g0 = deltas[self.r], update.views.g0   # (a Δ_A relation, or R itself: its rows born since g0)
+        before = update.count(delta, View(g0, generation, relation=delta))   # earlier rounds' facts
         if before + update.count(delta, View(generation, generation + 1, relation=delta)) <= SEMINAIVE_INSERT_FACTS:
             yield from SeminaiveModule(self.rules, self.predicates).insert(update, deltas, generation, grown)
         else:   # the earlier rounds, if any, were seminaive exactly when they had this few facts
-            since = 0 if 0 < before <= SEMINAIVE_INSERT_FACTS else generation
+            since = g0 if 0 < before <= SEMINAIVE_INSERT_FACTS else generation
             yield from self.insert_since(update, deltas, since, generation, {self.r})
 
 
