@@ -89,6 +89,20 @@ def test_update_returns_what_changed_and_counts_no_ops(backend_name):
     assert sorted(r.relation("path").rows()) == [(2, 3), (2, 4), (3, 4)]
 
 
+def test_one_sided_updates_of_a_base_predicate_count_no_ops(backend_name):
+    """Only additions (only deletions) of a predicate no rule derives: changed as given, in one backend
+    call where it can (algorithms/explicit.py); a duplicate given twice counts once."""
+    r = Reasoner(TC + "edge(1, 2). edge(2, 3).", backend=backend_name)
+    r.materialise()
+    result = r.update(add={"edge": [(3, 4), (3, 4), (2, 3)]})
+    assert result.ignored_additions == {"edge": 1} and not result.removed
+    assert sorted(result.added["path"].rows()) == [(1, 4), (2, 4), (3, 4)]
+    result = r.update(delete={"edge": [(1, 2), (1, 2), (9, 9)]})
+    assert result.ignored_deletions == {"edge": 1} and not result.added
+    assert sorted(result.removed["path"].rows()) == [(1, 2), (1, 3), (1, 4)]
+    assert sorted(r.relation("edge").rows()) == [(2, 3), (3, 4)]
+
+
 def test_adding_and_deleting_the_same_fact_keeps_it(backend_name):
     r = Reasoner(TC + "edge(1, 2).", backend=backend_name)
     r.materialise()

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from deltalog.analysis import analyse
 from deltalog.analysis.modules import ModuleKind
 from deltalog.api import Reasoner
+from deltalog.modules import transitive
 from deltalog.syntax.parser import parse
 from reference import naive_materialise
 from strategies import DOMAIN, apply_update, rows, update_sequences
@@ -314,3 +315,14 @@ def test_linear_insertion_of_shortcut_steps(shape, algorithm):
         edges = (edges - set(delete.get("e", []))) | set(add["e"])
         fresh = state(SHAPES[shape] + facts_text({"e": edges}), "none")
         assert rows_of(auto, "r") == rows_of(none, "r") == rows_of(fresh, "r")
+
+
+@pytest.mark.parametrize("threshold", [0, 2, 5])
+@pytest.mark.parametrize("algorithm", ["dred", "dredc", "fbf", "auto"])
+@pytest.mark.parametrize("extra", ["", "r(X,Y) :- d(X,Y), !f(X)."])
+def test_transitive_insertion_from_seminaive_rounds_to_the_closure(threshold, extra, algorithm, monkeypatch):
+    """A nonlinear TC's insertion runs seminaive rounds while the update's new R facts are at most
+    ``SEMINAIVE_INSERT_FACTS``, then the closure difference from every input the update added: with
+    low thresholds the switch happens inside updates, and the result is still exact."""
+    monkeypatch.setattr(transitive, "SEMINAIVE_INSERT_FACTS", threshold)
+    test_closure_differences_under_scc_changes("nonlinear", extra, algorithm)

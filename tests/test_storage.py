@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from deltalog.backends.local.backend import LocalBackend
@@ -30,6 +31,29 @@ def test_hash_set_with_tombstones_matches_a_python_set(batches):
             model -= set(keys.tolist())
         probe = np.arange(0, 301)
         assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
+
+
+@pytest.mark.parametrize("window, pending", [(1, 0), (3, 0), (16, 0), (3, 10**9), (16, 8)])
+def test_hash_set_probed_in_windows_matches_a_python_set(window, pending):
+    """``_find`` slot by slot and then ``WINDOW`` slots at a time (wrapping at the table's end, past
+    tombstones) answers as a Python set does, whichever of the two probes which keys."""
+    from unittest import mock
+    from deltalog.storage import hashset
+    rng = np.random.default_rng(7)
+    with mock.patch.object(hashset, "WINDOW", window), mock.patch.object(hashset, "WINDOW_PENDING", pending):
+        model, s = set(), Int64HashSet(capacity_bits=2)
+        for _ in range(60):
+            keys = np.unique(rng.integers(0, 3000, rng.integers(1, 200)))
+            if rng.random() < 0.6:
+                s.add_unique(keys)
+                model |= set(keys.tolist())
+            else:
+                s.discard(keys)
+                model -= set(keys.tolist())
+            probe = np.arange(0, 3001)
+            assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
+            few = probe[rng.integers(0, 3001, 7)]
+            assert s.contains(few).tolist() == [k in model for k in few.tolist()]
 
 
 def test_hash_set_placed_in_one_pass_wraps_the_keys_pushed_past_the_end():

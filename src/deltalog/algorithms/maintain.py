@@ -141,8 +141,8 @@ def collect_changes(update: Update, result: UpdateResult) -> None:
     for predicate, arity in sorted(update.reasoning.arities.items()):
         if set_aside := update.workspace.get(Role.SET_ASIDE, predicate):   # rematerialised: compare with it
             before, now, on = tuples_of(set_aside, arity), tuples_of(predicate, arity), fact_columns(arity)
-            read_off(update, result.removed, predicate, ir.AntiJoin(before, now, on))
-            read_off(update, result.added, predicate, ir.AntiJoin(now, before, on))
+            read_off(update, result.removed, predicate, ir.Distinct(ir.AntiJoin(before, now, on)))
+            read_off(update, result.added, predicate, ir.Distinct(ir.AntiJoin(now, before, on)))
             continue
         removed, added = update.changes(predicate)
         if removed:
@@ -174,7 +174,12 @@ def new_facts(update: Update, predicate: str, arity: int, removed: int) -> ir.No
 
 
 def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> None:
-    if (frame := update.backend.evaluate(plan=ir.Distinct(plan))).height:
+    """Evaluate the facts of one side of the change into ``into``. The incremental sides need no
+    ``ir.Distinct``: a relation holds at most one live row per tuple (the backend's insert stores only
+    tuples not live yet) and at most one row of the old state per tuple, so the added view (live rows
+    born since g0) and the deleted one (rows of the old state dead now) are sets already, and so are
+    their anti-joins; sorting them again cost 6-7 ms of a 112 ms DAG-R re-add of 1,000 edges."""
+    if (frame := update.backend.evaluate(plan=plan)).height:
         into[predicate] = frame
 
 

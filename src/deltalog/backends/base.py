@@ -116,6 +116,15 @@ class BatchLoading(Protocol):
     def load_many(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, int]:
         """``load`` of each table into the relation it is keyed by; the new rows per relation."""
 
+    def insert_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
+        """Each table's rows ``insert``-ed into the relation it is keyed by (without a scratch relation
+        and a plan: the explicit additions of a predicate no rule derives, none of whose rows the update
+        deleted, so none is revived); per relation (distinct rows given, rows stored)."""
+
+    def delete_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
+        """Each table's rows ``delete``-d from the relation it is keyed by; per relation (distinct rows
+        given, rows deleted)."""
+
 
 @runtime_checkable
 class FrameLoading(Protocol):

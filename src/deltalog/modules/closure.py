@@ -292,8 +292,14 @@ class ClosureModule(ABC):
         names = {self.r} | {s for s in self.step_predicates() if s in self.predicates}
         if not grown & names:
             return
-        window = [View(generation, generation + 1, relation=deltas[p]) for p in sorted(grown & names)]
-        changed = union([pairs(p, w, self.flip) for p, w in zip(sorted(grown & names), window)])
+        yield from self.insert_since(update, deltas, generation, generation, grown & names)
+
+    def insert_since(self, update: Update, deltas: Mapping[str, str], since: int, generation: int,
+                     grown: set[str]) -> RulePlans:
+        """``insert`` from the external facts of the rounds ``since``..``generation`` (every earlier
+        round's new closure pairs are in R already)."""
+        window = [View(since, generation + 1, relation=deltas[p]) for p in sorted(grown)]
+        changed = union([pairs(p, w, self.flip) for p, w in zip(sorted(grown), window)])
         external = ir.SemiJoin(changed, ir.Distinct(self.inputs(update.reasoning, NOW, NOW)), PAIR)
         yield self.rules[0], self.gained(update, external)
 

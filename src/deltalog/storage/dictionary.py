@@ -131,7 +131,11 @@ class Dictionary:
         lo, hi = int(values.min()), int(values.max())
         if hi - lo < DENSE_SPAN_FACTOR * values.size + DENSE_SPAN_MIN:
             return self._encode_dense_ints(values, lo, hi - lo + 1)
-        self._add_ints(sorted_unique(values))
+        unique, keys = sorted_unique(values), self._int_keys
+        at = np.minimum(np.searchsorted(keys, unique), max(keys.size - 1, 0))
+        if keys.size and bool((keys[at] == unique).all()):   # all known (an update's facts): ids through the
+            return self._int_ids[at][np.searchsorted(unique, values)]   # distinct values, no 2nd probe of all keys
+        self._add_ints(unique)
         return self._int_ids[searchsorted_probes(self._int_keys, values)]
 
     def encode_int_columns(self, columns: list[np.ndarray]) -> list[np.ndarray]:

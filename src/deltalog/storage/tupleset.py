@@ -213,6 +213,9 @@ class TupleSet:
             return np.zeros(len(columns[0]), bool)
         if self._wide is not None:
             return self._wide.contains(columns)
+        if len(columns[0]) and all(int(c.min()) >= 0 and int(c.max()) < self._radix for c in columns):
+            # every value in the key space (the usual case): no masks, no copies of the columns
+            return self._packed().contains(pack(columns, self._radix))
         inside = np.ones(len(columns[0]), bool)
         for column in columns:
             inside &= (column >= 0) & (column < self._radix)

@@ -17,6 +17,7 @@ from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import Relation
 from deltalog.storage.representations import DEFAULT, make_relation
 from deltalog.storage.stored import WHOLE, StoredRelation, View, scan_all
+from deltalog.storage.tupleset import pack, unique_sorted
 from deltalog.io.int_columns import ColumnTable, IntTable, as_polars
 from deltalog.io.plain_cells import PlainTable, Vocabulary
 from deltalog.io.text_table import SMALL_TEXT_CELLS, TextTable, small_enough
@@ -114,46 +115,69 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         return self._relations[relation].distinct_estimate(positions)
 
     def load(self, *, relation: str, table: pl.DataFrame | ColumnTable, generation: int) -> int:
+        with small_pages():
+            columns = self._columns(relation, table)
+            return self._relations[relation].insert(columns, generation=generation) if columns else 0
+
+    def _columns(self, relation: str, table: pl.DataFrame | ColumnTable) -> list[np.ndarray] | None:
+        """A table's rows as id columns for ``relation`` (None if it has none), encoding its values."""
         target = self._relations[relation]
         if table.width != target.arity:
             raise InputError(f"{relation} has arity {target.arity}, but the data has {table.width} columns")
         if table.height == 0:
-            return 0
-        with small_pages():
-            if isinstance(table, IntTable):   # a file of ints, read without Polars
-                columns = self.dictionary.encode_int_columns(table.arrays)
-            elif isinstance(table, PlainTable):   # a file of plain names, read without Polars
-                columns = encode_plain(table, self.dictionary)
-                self._names = self._names or names_by_id(table.vocabulary)
-            elif isinstance(table, TextTable):   # a small text file, read without Polars
-                from deltalog.backends.local.text_codec import encode_table
-                columns = encode_table(table, self.dictionary)
-            else:
-                from deltalog.backends.local.codec import encode_series
-                frame = as_polars(table)
-                columns = [encode_series(frame.to_series(i), self.dictionary) for i in range(table.width)]
-            return target.insert(columns or [np.zeros(table.height, np.int64)], generation=generation)
+            return None
+        if isinstance(table, IntTable):   # a file of ints, read without Polars
+            columns = self.dictionary.encode_int_columns(table.arrays)
+        elif isinstance(table, PlainTable):   # a file of plain names, read without Polars
+            columns = encode_plain(table, self.dictionary)
+            self._names = self._names or names_by_id(table.vocabulary)
+        elif isinstance(table, TextTable):   # a small text file, read without Polars
+            from deltalog.backends.local.text_codec import encode_table
+            columns = encode_table(table, self.dictionary)
+        else:
+            from deltalog.backends.local.codec import encode_series
+            frame = as_polars(table)
+            columns = [encode_series(frame.to_series(i), self.dictionary) for i in range(table.width)]
+        return columns or [np.zeros(table.height, np.int64)]
 
     def load_many(self, *, tables: Mapping[str, pl.DataFrame | IntTable | TextTable],
                   generation: int) -> dict[str, int]:
-        """``load`` of each table; the columns of the Polars frames of integers (an update's sides, from
+        """``load`` of each table, encoded at once (``_encoded``)."""
+        with small_pages():
+            return {name: self._relations[name].insert(columns, generation=generation) if columns else 0
+                    for name, columns in self._encoded(tables).items()}
+
+    def insert_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
+        """Each table's rows not live yet stored in the relation it is keyed by, as ``insert`` of a plan of
+        them would; per relation (distinct rows given, rows stored)."""
+        with small_pages():
+            return {name: (distinct_rows(columns), self._relations[name].insert(columns, generation=generation))
+                    if columns else (0, 0) for name, columns in self._encoded(tables).items()}
+
+    def delete_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
+        """Each table's live rows in the relation it is keyed by deleted, as ``delete`` of a plan of them
+        would; per relation (distinct rows given, rows deleted)."""
+        with small_pages():
+            return {name: (distinct_rows(columns), self._relations[name].delete(columns, generation=generation))
+                    if columns else (0, 0) for name, columns in self._encoded(tables).items()}
+
+    def _encoded(self, tables: Mapping[str, Any]) -> dict[str, list[np.ndarray] | None]:
+        """``_columns`` of each table; the columns of the Polars frames of integers (an update's sides, from
         Python rows) are encoded in one dictionary call and split, instead of one call per column."""
         import polars as pl
         plain = {name: table for name, table in tables.items() if isinstance(table, pl.DataFrame) and table.height
-                 and table.width and table.width == self._relations[name].arity   # (arity 0 and errors: ``load``)
+                 and table.width and table.width == self._relations[name].arity   # (arity 0 and errors: ``_columns``)
                  and all(t.is_integer() for t in table.dtypes)}
-        loaded = {name: self.load(relation=name, table=table, generation=generation)
-                  for name, table in tables.items() if name not in plain}
+        encoded = {name: self._columns(name, table) for name, table in tables.items() if name not in plain}
         if not plain:
-            return loaded
+            return encoded
         columns = [table.to_series(i).cast(pl.Int64).to_numpy() for table in plain.values() for i in range(table.width)]
         ids = np.split(self.dictionary.encode_ints(np.concatenate(columns)), np.cumsum([c.size for c in columns])[:-1])
         start = 0
-        with small_pages():
-            for name, table in plain.items():
-                loaded[name] = self._relations[name].insert(ids[start:start + table.width], generation=generation)
-                start += table.width
-        return loaded
+        for name, table in plain.items():
+            encoded[name] = ids[start:start + table.width]
+            start += table.width
+        return encoded
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
         import polars as pl
@@ -250,3 +274,11 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "constants": len(self.dictionary), "chunk_rows": self._chunk_rows}
+
+
+def distinct_rows(columns: list[np.ndarray]) -> int:
+    """How many distinct rows the id columns hold (packed into one key while it fits in 62 bits)."""
+    radix = max(int(c.max()) for c in columns) + 1
+    if radix ** len(columns) < 2 ** 62:
+        return int(unique_sorted(pack(columns, radix)).size)
+    return int(np.unique(np.stack(columns, axis=1), axis=0).shape[0])
