@@ -8,7 +8,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
-from deltalog.storage import tupleset
+from deltalog.storage import relation as relation_module, tupleset
 from deltalog.storage.hashset import Int64HashSet
 from deltalog.storage.relation import ALIVE, Relation
 from deltalog.syntax.ast import Constant
@@ -144,6 +144,24 @@ def test_relation_inserts_and_deletes_match_the_model(batches, scale):
         for g, then in enumerate(history, start=1):
             assert live_rows(relation, visible=g) == then
             assert relation.count(*relation.rows_for(0, g + 1), g, None) == len(then)
+
+
+@given(ops, st.sampled_from([1, 10**6, 2**40]), st.integers(0, 3))
+def test_deletions_located_by_scanning_match_the_model(batches, scale, scans):
+    """The first ``scans`` deletions locate their rows by scanning (row_scan.py: every relation counts as
+    large), the later ones through the full-row index built then; wide ids (2**40) do not pack and take
+    the index's fingerprints from the start."""
+    saved = relation_module.SCAN_MIN_ROWS, relation_module.SCANS_BEFORE_INDEX, relation_module.SCAN_MAX_SHARE
+    relation_module.SCAN_MIN_ROWS, relation_module.SCANS_BEFORE_INDEX, relation_module.SCAN_MAX_SHARE = 0, scans, 0
+    try:
+        relation = Relation("r", 2)
+        for generation, model, history in run_ops(relation, batches, scale):
+            assert live_rows(relation) == model
+            assert relation.count(0, len(relation), None, None) == len(model)
+            for g, then in enumerate(history, start=1):
+                assert live_rows(relation, visible=g) == then
+    finally:
+        relation_module.SCAN_MIN_ROWS, relation_module.SCANS_BEFORE_INDEX, relation_module.SCAN_MAX_SHARE = saved
 
 
 @given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 5000), max_size=40)), max_size=20))

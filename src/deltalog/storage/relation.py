@@ -25,6 +25,7 @@ from deltalog.storage.deathcounts import DeadBits, DeathCounts
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import SortedIndex
+from deltalog.storage.row_scan import SCAN_MAX_SHARE, SCAN_MIN_ROWS, SCANS_BEFORE_INDEX, rows_equal_to
 from deltalog.storage.tupleset import TupleSet, unique_sorted
 from deltalog.storage.windows import RowWindows
 
@@ -61,6 +62,7 @@ class Relation(RowWindows, RowHistory):
         self._max_id = -1
         self.tuples = TupleSet(self._width, self._rows_at)
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
+        self._deletion_scans = 0   # deletions located by row_scan.py (the full-row index comes after a few)
         self._sampled: dict[tuple[int, ...], tuple[int, int]] = {}   # positions -> (rows, distinct estimate)
         # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
         # the saved length, and the death marks of the rows a delete or revive touched (the journal).
@@ -159,11 +161,10 @@ class Relation(RowWindows, RowHistory):
         columns = self._internal(columns)
         if len(columns[0]) == 0 or len(self) == 0:
             return 0
-        index = self.index(tuple(range(self._width)))
-        _, rows = index.probe(columns, 0, len(self)).expand(0, len(columns[0]))
+        rows, exact = self._rows_equal_to(columns)
         died = self.died(allocate=True)
         rows = unique_sorted(rows[died[rows] == ALIVE])
-        if not index.exact:
+        if not exact:
             rows = rows[self._same_as_some(rows, columns)]
         died[rows] = generation
         self._deaths.died(generation, rows)
@@ -177,6 +178,19 @@ class Relation(RowWindows, RowHistory):
         self.deleted_rows += rows.size
         self._dead.append(rows)
         return int(rows.size)
+
+    def _rows_equal_to(self, columns: list[np.ndarray]) -> tuple[np.ndarray, bool]:
+        """Stored rows equal to some batch row, and whether exactly (else by fingerprint): by a scan for
+        the first small deletions from a large relation, else by the full-row index (row_scan.py)."""
+        full = tuple(range(self._width))
+        if full not in self._indexes and len(self) >= SCAN_MIN_ROWS and self._deletion_scans < SCANS_BEFORE_INDEX \
+                and len(columns[0]) * SCAN_MAX_SHARE <= len(self):
+            rows = rows_equal_to(self.stored_columns(), columns, self._max_id)
+            if rows is not None:
+                self._deletion_scans += 1
+                return rows, True
+        index = self.index(full)
+        return index.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1], index.exact
 
     def _same_as_some(self, rows: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
         """For fingerprint indexes: which candidate rows really equal a batch row."""
