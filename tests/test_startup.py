@@ -137,7 +137,7 @@ def test_the_command_line_reuses_freed_memory_for_large_arrays_unless_told(monke
 
 
 def test_a_command_leaves_the_collector_as_it_found_it(tmp_path):
-    """main() pauses the cyclic collector over the start-up and freezes what it loaded (start_up.py);
+    """main() pauses the cyclic collector over the start-up and freezes what it loaded (process.py);
     when it returns, collection is back on and nothing stays frozen, and a caller's own settings hold."""
     import gc
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from deltalog import __version__
 from deltalog.errors import DeltalogError
-from deltalog.process import configure_command_process
-from deltalog.start_up import pause_collector, restore_collector, start_up_done
+from deltalog.process import configure_command_process, restore_collector, start_up_done
 
 EXIT_USER_ERROR = 2
 MAX_WARNINGS = 10   # more would bury the first, which is usually the cause
@@ -125,8 +124,7 @@ def _seconds(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    configure_command_process()
-    pause_collector()   # until the command's modules are loaded (start_up.py)
+    configure_command_process()   # the collector paused until the command's modules are loaded (process.py)
     try:   # Ctrl-C while the imports behind the parser still load is an interruption too
         args = build_parser().parse_args(argv)
         _configure_logging(args)

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from deltalog.algorithms.names import ALGORITHM_NAMES
-from deltalog.start_up import start_up_done
+from deltalog.process import start_up_done
 
 
 def add_store_commands(commands) -> None:

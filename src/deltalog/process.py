@@ -1,13 +1,25 @@
 """Process-wide settings the command line makes for its own process (never for a program that imports deltalog).
 
-Both are measured choices (docs/design.md, "process settings"): the engine works on large NumPy arrays that
-live for one pass, so how the C library hands out their memory and whether BLAS starts threads shows in
-every run's time.
+All are measured choices (docs/design.md, "process settings" and "the cyclic collector during a
+command's start-up"): the engine works on large NumPy arrays that live for one pass, so how the C
+library hands out their memory and whether BLAS starts threads shows in every run's time; and a
+small run's start-up makes ~40k long-lived objects the cyclic collector would walk for nothing.
+
+The collector: importing the engine's modules, NumPy and Lark and reading the program create some 40k
+objects (classes, functions, the methods dataclasses generate) that live as long as the process. With
+the collector on, each of its young-generation passes over them finds nothing to free, and the first
+full pass walks all of them: ~10-15 ms of a 0.2 s run (docs/benchmarks.md, Stop 14). So ``main``
+pauses the collector until the command has loaded what it needs (``start_up_done``, e.g. before a
+materialisation), then freezes those objects out of later collections (``gc.freeze``) and resumes
+it; when the command returns they are unfrozen again (``restore_collector``), so a process that calls
+``main`` many times (the tests) keeps collecting its garbage. A caller that turned the collector off,
+or froze objects of its own, is left as it was.
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import sys
 
@@ -16,10 +28,36 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 _MALLOC_ENVIRONMENT = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "GLIBC_TUNABLES")
 
 
+_paused: list[bool] = []   # pause_collector paused it, and restore_collector has not run yet
+
+
 def configure_command_process() -> None:
-    """The settings of a ``deltalog`` command's process, made before NumPy is imported."""
+    """The settings of a ``deltalog`` command's process, made before NumPy is imported; the collector
+    stays paused until ``start_up_done``."""
     one_blas_thread()
     retain_freed_memory()
+    pause_collector()
+
+
+def pause_collector() -> None:
+    if gc.isenabled() and not gc.get_freeze_count():
+        gc.disable()
+        _paused.append(True)
+
+
+def start_up_done() -> None:
+    """The command's modules and program are loaded: freeze them and resume collecting."""
+    if _paused and not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
+def restore_collector() -> None:
+    """The command has returned: unfreeze (its objects may be garbage now) and collect as before."""
+    if _paused:
+        _paused.clear()
+        gc.unfreeze()
+        gc.enable()
 
 
 def one_blas_thread() -> None:
