@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 from deltalog.storage.hashset import mix, sort_with_positions
-from deltalog.storage.tupleset import fingerprint, pack, radix_for
+from deltalog.storage.tupleset import fingerprint, pack, packs, radix_for
 
 
 DENSE_MIN_SPACE = 1 << 12
@@ -157,7 +157,7 @@ class SortedIndex:
     def _rekey(self, stored: list[np.ndarray]) -> None:
         top = max((int(stored[p].max()) for p in self.positions if stored[p].size), default=0)
         self.radix = radix_for(top, growing=0 < self.radix <= top)
-        self.exact = self.radix ** max(len(self.positions), 1) < 2**62
+        self.exact = packs(self.radix, max(len(self.positions), 1))
         self.runs, self._covered = [], 0
         self._add_run(stored, 0, len(stored[0]))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.storage.tupleset import pack, unique_sorted
+from deltalog.storage.tupleset import pack, packs, unique_sorted
 
 SCAN_MIN_ROWS = 1 << 20
 """Relations from this many rows on are scanned for their first deletions (below, the index is cheap)."""
@@ -34,7 +34,7 @@ def rows_equal_to(stored: list[np.ndarray], batch: list[np.ndarray], max_id: int
     """Ids (ascending) of the stored rows, live or not, equal to some batch row; None when the rows'
     keys do not pack into 62 bits (the caller's index then uses fingerprints)."""
     radix = max(max_id, 0) + 1
-    if radix ** len(stored) >= 1 << 62:
+    if not packs(radix, len(stored)):
         return None
     inside = np.ones(len(batch[0]), bool)
     for column in batch:

@@ -50,6 +50,12 @@ def radix_for(max_id: int, growing: bool = False) -> int:
     return max(1024, (int((int(max_id) + 1) * headroom) + 1023) // 1024 * 1024)
 
 
+def packs(radix: int, width: int) -> bool:
+    """Whether ``pack`` keys rows of ``width`` ids below ``radix`` exactly in 62 bits (room left for
+    ``sort_with_positions``' shift); wider rows need fingerprints or a row-wise method."""
+    return radix ** width < 2**62
+
+
 def pack(columns: Columns, radix: int) -> np.ndarray:
     """Mixed-radix key of each row: ((c0 * r + c1) * r + c2) ..."""
     if not columns:
@@ -156,7 +162,7 @@ class TupleSet:
             self._keys = ByteMap(space)
         elif space <= BITMAP_LIMIT and space <= 8 * BITMAP_DENSITY * rows:
             self._keys = BitMap(space)
-        elif space < 2**62:
+        elif packs(self._radix, self.arity):
             self._keys = Int64HashSet()
         else:
             self._wide = WideRowSet(self._rows_at)
