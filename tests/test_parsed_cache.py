@@ -100,6 +100,17 @@ def test_a_cache_that_cannot_be_written_or_is_off_is_no_error(tmp_path, monkeypa
     assert str(read_program(path)[0]) == "p(X) :- q(X).\n"
 
 
+def test_a_write_that_fails_half_way_leaves_no_file(cache, tmp_path, monkeypatch):
+    path = tmp_path / "p.dl"
+    path.write_text("p(X) :- q(X).\n")
+
+    def full_disk(source, target):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(parsed_cache.os, "replace", full_disk)
+    assert str(read_program(path)[0]) == "p(X) :- q(X).\n"
+    assert cache.is_dir() and not list(cache.iterdir())
+
+
 def test_the_directory_is_private_and_trimmed(cache, tmp_path, monkeypatch):
     monkeypatch.setattr(parsed_cache, "MAX_ENTRIES", 4)
     for i in range(6):

@@ -90,6 +90,7 @@ def _fingerprint() -> str:
 
 def _store(directory: Path, entry: Path, program: Program) -> None:
     """Write the entry atomically and trim the directory; a cache that cannot be written is no error."""
+    temporary = None
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         data = pickle.dumps(program, protocol=pickle.HIGHEST_PROTOCOL)
@@ -99,7 +100,8 @@ def _store(directory: Path, entry: Path, program: Program) -> None:
         os.replace(temporary, entry)
         _trim(directory)
     except Exception:   # full disk, read-only home, an AST that does not pickle: just not cached
-        pass
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)   # a write that failed half-way leaves no file behind
 
 
 def _trim(directory: Path) -> None:
