@@ -21,16 +21,20 @@ ops = st.lists(st.tuples(st.sampled_from(["add", "del"]),
 def test_hash_set_with_tombstones_matches_a_python_set(batches):
     model, s = set(), Int64HashSet(capacity_bits=2)
     for add, keys in batches:
-        keys = np.array(sorted(set(keys)), np.int64)
-        if add:
-            added = s.add_unique(keys)
-            assert sorted(keys[added].tolist()) == sorted(set(keys.tolist()) - model)
-            model |= set(keys.tolist())
-        else:
-            s.discard(keys)
-            model -= set(keys.tolist())
-        probe = np.arange(0, 301)
-        assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
+        change_alike(s, model, add, np.array(sorted(set(keys)), np.int64), np.arange(0, 301))
+
+
+def change_alike(s: Int64HashSet, model: set, add: bool, keys: np.ndarray, probe: np.ndarray) -> None:
+    """Add (or discard) distinct keys in the hash set and the model, then check the set answers
+    ``probe`` as the model does."""
+    if add:
+        added = s.add_unique(keys)
+        assert sorted(keys[added].tolist()) == sorted(set(keys.tolist()) - model)
+        model |= set(keys.tolist())
+    else:
+        s.discard(keys)
+        model -= set(keys.tolist())
+    assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
 
 
 @pytest.mark.parametrize("window, pending", [(1, 0), (3, 0), (16, 0), (3, 10**9), (16, 8)])
@@ -44,14 +48,8 @@ def test_hash_set_probed_in_windows_matches_a_python_set(window, pending):
         model, s = set(), Int64HashSet(capacity_bits=2)
         for _ in range(60):
             keys = np.unique(rng.integers(0, 3000, rng.integers(1, 200)))
-            if rng.random() < 0.6:
-                s.add_unique(keys)
-                model |= set(keys.tolist())
-            else:
-                s.discard(keys)
-                model -= set(keys.tolist())
             probe = np.arange(0, 3001)
-            assert set(probe[s.contains(probe)].tolist()) == model and len(s) == len(model)
+            change_alike(s, model, bool(rng.random() < 0.6), keys, probe)
             few = probe[rng.integers(0, 3001, 7)]
             assert s.contains(few).tolist() == [k in model for k in few.tolist()]
 
