@@ -14,6 +14,8 @@ from pyspark.sql import Column, DataFrame, SparkSession, functions as F
 from pyspark.sql.types import DoubleType, FloatType, IntegralType, StringType
 
 from deltalog.backends.spark.codec import tag_cells, tag_native
+from deltalog.backends.spark.delimited import read_cells
+from deltalog.io.formats import DIALECTS
 from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.expressions import column as col, tag_double, tag_long
 from deltalog.errors import InputError
@@ -61,11 +63,7 @@ def tag_declared(data: DataFrame, decl, source: str = "the DataFrame") -> DataFr
 
 def _text(spark: SparkSession, path: str, separator: str, quoted: bool, decl) -> tuple[DataFrame, list[Column]]:
     """Delimited text read as strings with the options of ``io._text``, then typed by the declaration."""
-    schema = ", ".join(f"c{i} string" for i in range(decl.arity))
-    raw = spark.read.csv(path, schema=schema or "c0 string", sep=separator, header=False, mode="FAILFAST",
-                         quote='"' if quoted else "\u0000", escape='"' if quoted else "\u0000",
-                         nullValue="\u0000\u0001", emptyValue="", ignoreLeadingWhiteSpace=False,
-                         ignoreTrailingWhiteSpace=False, enforceSchema=True, multiLine=quoted)
+    raw = read_cells(spark, path, decl.arity, DIALECTS["csv" if quoted else "tsv"])
     raw = raw.select(*[F.coalesce(F.col(f"c{i}"), F.lit("")).alias(f"_r{i}") for i in range(decl.arity)])
     return raw, [_tag(F.col(f"_r{i}"), t) for i, t in enumerate(decl.types)]
 

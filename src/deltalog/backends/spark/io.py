@@ -18,6 +18,8 @@ from deltalog.io.rdf_names import predicate_names
 from deltalog.io.writers import PREDICATE_RE
 from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, XSD_DOUBLE, XSD_INTEGER, XSD_STRING
 from deltalog.backends.spark.codec import quoted, tag_cells, tag_frame
+from deltalog.backends.spark.delimited import read_cells
+from deltalog.io.formats import DIALECTS
 from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.expressions import column, tag_double, tag_long
 
@@ -106,11 +108,7 @@ def _text(spark: SparkSession, path: str | list[str], separator: str, quoted: bo
     width = arity if arity is not None else _width(spark, path, separator, quoted)
     if arity is None and width == 0:
         return None
-    schema = ", ".join(f"c{i} string" for i in range(width))
-    frame = spark.read.csv(path, schema=schema or "c0 string", sep=separator, header=False, mode="FAILFAST",
-                           quote='"' if quoted else "\u0000", escape='"' if quoted else "\u0000",
-                           nullValue="\u0000\u0001", emptyValue="", ignoreLeadingWhiteSpace=False,
-                           ignoreTrailingWhiteSpace=False, enforceSchema=True, multiLine=quoted)
+    frame = read_cells(spark, path, width, DIALECTS["csv" if quoted else "tsv"])
     # Spark reads an unquoted empty field as null; in a fact file it is the empty string
     return frame.select(*[tag_cells(F.coalesce(F.col(f"c{i}"), F.lit(""))).alias(f"c{i}") for i in range(width)])
 
