@@ -20,6 +20,15 @@ class GrowableArray:
         self._data = np.empty(capacity, dtype=dtype)
         self._size = 0
 
+    @classmethod
+    def filled(cls, size: int, value, dtype) -> "GrowableArray":
+        """``size`` copies of ``value``, written straight into a buffer with room for as many again (no
+        temporary array: a relation's death marks, allocated at its first deletion, are 8 bytes a row)."""
+        grown = cls(dtype, capacity=2 * size)
+        grown._data[:size] = value
+        grown._size = size
+        return grown
+
     def __len__(self) -> int:
         return self._size
 

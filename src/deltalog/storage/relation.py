@@ -203,8 +203,7 @@ class Relation(RowWindows, RowHistory):
         if self._died is None:
             if not allocate:
                 return np.full(len(self), ALIVE, np.int64)
-            self._died = GrowableArray(np.int64)
-            self._died.extend(np.full(len(self), ALIVE, np.int64))
+            self._died = GrowableArray.filled(len(self), ALIVE, np.int64)
         return self._died.view()
 
     def dead_rows(self) -> np.ndarray:
