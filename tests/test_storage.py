@@ -151,7 +151,7 @@ def test_deletions_located_by_scanning_match_the_model(batches, scale, scans):
     """Deletions locate their rows by scanning (row_scan.py: every relation counts as large) until the
     scans have read ``scans`` relations' worth of rows, the later ones through the full-row index built
     then; wide ids (2**40) do not pack and take the index's fingerprints from the start."""
-    with mock.patch.multiple(row_scan, SCAN_MIN_ROWS=0, SCAN_MAX_SHARE=0, BUILD_IN_SCANS=scans):
+    with mock.patch.multiple(row_scan, SCAN_MIN_ROWS=0, SCAN_MAX_SHARE=0, KEY_COST_IN_ROWS=0, BUILD_IN_SCANS=scans):
         relation = Relation("r", 2)
         for generation, model, history in run_ops(relation, batches, scale):
             assert live_rows(relation) == model

@@ -23,8 +23,8 @@ from test_storage import ops, run_ops
 
 
 def scans_forced(budget: int = 10**9):
-    """Every relation counts as large and every probe as small; ``budget`` scans an index is worth."""
-    return mock.patch.multiple(row_scan, SCAN_MIN_ROWS=0, SCAN_MAX_SHARE=0, BUILD_IN_SCANS=budget)
+    """Every relation counts as large, every probe as small and free; ``budget`` scans an index is worth."""
+    return mock.patch.multiple(row_scan, SCAN_MIN_ROWS=0, SCAN_MAX_SHARE=0, KEY_COST_IN_ROWS=0, BUILD_IN_SCANS=budget)
 
 
 def answers(probe, n: int, alive) -> tuple:
@@ -97,3 +97,13 @@ def test_updates_with_scans_equal_rematerialisation(algorithm, case):
             facts = apply_update(facts, add, delete)
             expected = nonempty(naive_materialise(program, facts))
             assert engine_state(reasoner, expected.keys() | reasoner.analysed.arities.keys()) == expected
+
+
+def test_a_scan_costs_its_rows_and_its_keys():
+    """The budget charges a scan its rows and ``KEY_COST_IN_ROWS`` per key sought, against
+    ``BUILD_IN_SCANS`` scans of the relation; a probe of more than 1/``SCAN_MAX_SHARE`` of it never scans."""
+    with mock.patch.multiple(row_scan, SCAN_MIN_ROWS=100, SCAN_MAX_SHARE=4, KEY_COST_IN_ROWS=10, BUILD_IN_SCANS=4):
+        budget = row_scan.ScanBudget()
+        assert not budget.allows(99, 1) and not budget.allows(100, 26) and budget.allows(100, 25)
+        budget.spend(100, 20)          # 300 rows' worth
+        assert budget.allows(100, 0) and not budget.allows(100, 1)

@@ -187,7 +187,7 @@ class Relation(RowWindows, RowHistory):
         if full not in self._indexes and budget.allows(len(self), len(columns[0])):
             rows = rows_equal_to(self.stored_columns(), columns, self._max_id)
             if rows is not None:
-                budget.spend(len(self))
+                budget.spend(len(self), len(columns[0]))
                 return rows, True
         index = self.index(full)
         return index.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1], index.exact

@@ -33,13 +33,18 @@ SCAN_MIN_ROWS = 1 << 20
 """Relations from this many rows on may be scanned (below, an index costs little: ~15 ms at 1M rows)."""
 SCAN_MAX_SHARE = 64
 """A probe of more than 1/64 as many rows as the relation builds the index (it pays for itself at once)."""
+KEY_COST_IN_ROWS = 256
+"""What a key sought adds to a scan, in rows scanned: on ``path`` a deletion of 261k rows (of 1,000 edges)
+scans in 0.195 s against ~0.05 s for a few keys (its bit table is 8 MB, out of cache, and more candidates
+pass it), ~0.55 us a key, ~250 rows at ~2.3 ns a row."""
 SCAN_CHUNK = 1 << 18
 """Rows packed and screened at a time: one pass over ``path`` in 178 MB temporaries costs up to 0.5 s of
 page faults, in 256k-row chunks 30-60 ms (docs/benchmarks.md, stop 15)."""
-BUILD_IN_SCANS = 8
-"""The price of an index in scans of the same rows: on DAG-R's ``path`` (22.9M rows) a one-column index
-costs 0.26-0.32 s user + 0.07-1.4 s system against 14-31 ms a scan, a two-column one 0.34-0.41 s + system
-against ~65 ms (docs/benchmarks.md, stop 15): 8 is at the low end, so that a session builds early."""
+BUILD_IN_SCANS = 16
+"""The price of an index in scans of the same rows, measured in process on DAG-R's ``path`` (22.9M rows;
+docs/benchmarks.md, stop 15): the join index on one column 0.7 s CPU (0.26-0.32 s user, the rest the kernel
+zeroing its new arrays) against a 28-40 ms scan, the full-row index ~1.0 s against 50-70 ms: 16-25 scans.
+16, the low end: a session of many updates buys the index a little early rather than late."""
 
 
 def may_scan(rows: int) -> bool:
@@ -48,19 +53,20 @@ def may_scan(rows: int) -> bool:
 
 
 class ScanBudget:
-    """The rent-or-buy account of one index not built yet: scans are allowed while the rows they read,
-    this one included, stay within ``BUILD_IN_SCANS`` times the relation (the index's price); the
-    first probe past it builds the index. A large probe builds at once (``SCAN_MAX_SHARE``)."""
+    """The rent-or-buy account of one index not built yet, in rows' worth of scanning: a scan costs the
+    rows it reads and ``KEY_COST_IN_ROWS`` per key sought; scans are allowed while their costs, this
+    one's included, stay within ``BUILD_IN_SCANS`` scans of the whole relation (the index's price);
+    the first probe past it builds the index. A large probe builds at once (``SCAN_MAX_SHARE``)."""
 
     def __init__(self) -> None:
-        self.scanned = 0
+        self.spent = 0
 
     def allows(self, rows: int, probe_rows: int) -> bool:
         return (may_scan(rows) and probe_rows * SCAN_MAX_SHARE <= rows
-                and self.scanned + rows <= BUILD_IN_SCANS * rows)
+                and self.spent + rows + KEY_COST_IN_ROWS * probe_rows <= BUILD_IN_SCANS * rows)
 
-    def spend(self, rows: int) -> None:
-        self.scanned += rows
+    def spend(self, rows: int, probe_rows: int) -> None:
+        self.spent += rows + KEY_COST_IN_ROWS * probe_rows
 
 
 def _matching(columns: list[np.ndarray], radix: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -139,7 +145,7 @@ class ScanningIndex:
         if self.built is None and self.budget.allows(len(self.stored[0]), len(key_columns[0])):
             found = scan_probe(self.stored, self.positions, key_columns, row_lo, row_hi, self.max_id)
             if found is not None:
-                self.budget.spend(row_hi - row_lo)
+                self.budget.spend(row_hi - row_lo, len(key_columns[0]))
                 return found
         if self.built is None:
             self.built = self.build()
