@@ -29,7 +29,7 @@ import numpy as np
 from deltalog.storage.index import Probe, SortedIndex
 from deltalog.storage.tupleset import pack, packs, radix_for, unique_sorted
 
-SCAN_MIN_ROWS = 1 << 20
+SCAN_MIN_ROWS = 1 << 23
 """Relations from this many rows on may be scanned (below, an index costs little: ~15 ms at 1M rows)."""
 SCAN_MAX_SHARE = 64
 """A probe of more than 1/64 as many rows as the relation builds the index (it pays for itself at once)."""
