@@ -6,8 +6,8 @@ first update of a process pays for them: on DAG-R's 22.9M-row ``path`` a sort of
 ~0.3-0.4 s of user time plus as much again, or more, in the kernel zeroing the new arrays' pages,
 against 1.0 s to rematerialise, for an update that deletes or adds 10 edges (a ``deltalog update``
 of a store is such a process). A scan packs every row's key once and tests it against the few keys
-sought through a small bit table (cache-resident), then checks the few candidates exactly: 14-31 ms
-for one column of ``path``, ~65 ms for both.
+sought through a small bit table (cache-resident), then checks the few candidates exactly, a chunk of
+rows at a time: 28-40 ms in process for one column of ``path``, 50-70 ms for both.
 
 Scan or build is the rent-or-buy (ski rental) choice: each scan is rent, the index is bought once the
 rent paid on these columns would reach its price, so a process that makes a few small updates never
