@@ -321,3 +321,21 @@ def test_reaches_through_backend_and_expanded(edges, queries):
     assert inserted(backend, node) == expected
     backend.drop(relation="out")
     assert inserted(backend, node.expanded()) == expected
+
+
+@pytest.mark.parametrize("levels", [0, 1, 3, 64])
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=40),
+       st.lists(st.integers(0, 12), max_size=4))
+def test_reachable_nodes_match_networkx(levels, edges, roots):
+    """The frontier search of reach.py (and scipy's, once ``levels`` levels have not finished it, or when
+    scipy is imported already): the roots and every node a path leads to from one, sorted; cycles,
+    self-loops, isolated roots."""
+    from unittest import mock
+    from deltalog.backends.local import reach
+    graph = nx.DiGraph(edges)
+    graph.add_nodes_from(range(13))
+    expected = sorted(set(roots).union(*(nx.descendants(graph, r) for r in roots)))
+    src, dst = (np.array([e[i] for e in edges], np.int64) for i in range(2))
+    for loaded in (False, True):
+        with mock.patch.multiple(reach, FRONTIER_LEVELS=levels, scipy_loaded=lambda: loaded):
+            assert reach.reachable(src, dst, 13, np.array(roots, np.int64)).tolist() == expected

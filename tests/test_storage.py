@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
-from deltalog.storage import relation as relation_module, tupleset
+from deltalog.storage import row_scan, tupleset
 from deltalog.storage.hashset import Int64HashSet
 from deltalog.storage.relation import ALIVE, Relation
 from deltalog.syntax.ast import Constant
@@ -146,20 +148,16 @@ def test_relation_inserts_and_deletes_match_the_model(batches, scale):
 
 @given(ops, st.sampled_from([1, 10**6, 2**40]), st.integers(0, 3))
 def test_deletions_located_by_scanning_match_the_model(batches, scale, scans):
-    """The first ``scans`` deletions locate their rows by scanning (row_scan.py: every relation counts as
-    large), the later ones through the full-row index built then; wide ids (2**40) do not pack and take
-    the index's fingerprints from the start."""
-    saved = relation_module.SCAN_MIN_ROWS, relation_module.SCANS_BEFORE_INDEX, relation_module.SCAN_MAX_SHARE
-    relation_module.SCAN_MIN_ROWS, relation_module.SCANS_BEFORE_INDEX, relation_module.SCAN_MAX_SHARE = 0, scans, 0
-    try:
+    """Deletions locate their rows by scanning (row_scan.py: every relation counts as large) until the
+    scans have read ``scans`` relations' worth of rows, the later ones through the full-row index built
+    then; wide ids (2**40) do not pack and take the index's fingerprints from the start."""
+    with mock.patch.multiple(row_scan, SCAN_MIN_ROWS=0, SCAN_MAX_SHARE=0, KEY_COST_IN_ROWS=0, BUILD_IN_SCANS=scans):
         relation = Relation("r", 2)
         for generation, model, history in run_ops(relation, batches, scale):
             assert live_rows(relation) == model
             assert relation.count(0, len(relation), None, None) == len(model)
             for g, then in enumerate(history, start=1):
                 assert live_rows(relation, visible=g) == then
-    finally:
-        relation_module.SCAN_MIN_ROWS, relation_module.SCANS_BEFORE_INDEX, relation_module.SCAN_MAX_SHARE = saved
 
 
 @given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 5000), max_size=40)), max_size=20))

@@ -20,14 +20,26 @@ class GrowableArray:
         self._data = np.empty(capacity, dtype=dtype)
         self._size = 0
 
+    @classmethod
+    def filled(cls, size: int, value, dtype) -> "GrowableArray":
+        """``size`` copies of ``value``, written straight into a buffer with room for as many again (no
+        temporary array: a relation's death marks, allocated at its first deletion, are 8 bytes a row)."""
+        grown = cls(dtype, capacity=2 * size)
+        grown._data[:size] = value
+        grown._size = size
+        return grown
+
     def __len__(self) -> int:
         return self._size
 
     def extend(self, values: np.ndarray) -> None:
-        """Append values; a reallocation leaves earlier views valid (they keep the old buffer)."""
+        """Append values; a reallocation leaves earlier views valid (they keep the old buffer). A batch that
+        outgrows the buffer gets room for as many rows again: a relation restored or given its death marks in
+        one batch would otherwise copy all of it at its first append (DAG-R's 22.9M-row ``path``: ~0.1 s at
+        the first update of a process; the spare room is address space only until rows are written to it)."""
         n = len(values)
         if self._size + n > self._data.size:
-            grown = np.empty(max(self._data.size * 2, self._size + n), dtype=self._data.dtype)
+            grown = np.empty(max(self._data.size, self._size + n) * 2, dtype=self._data.dtype)
             grown[: self._size] = self._data[: self._size]
             self._data = grown
         self._data[self._size : self._size + n] = values

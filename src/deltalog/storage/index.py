@@ -16,7 +16,7 @@ what keeps a seminaive round proportional to its delta.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -118,6 +118,16 @@ def searchsorted_probes(haystack: np.ndarray, needles: np.ndarray, side: str = "
     return found
 
 
+class Prober(Protocol):
+    """What a keyed view probes: a :class:`SortedIndex`, or a scan while one would not pay yet
+    (storage/row_scan.py). ``exact``: keys are compared exactly (else by fingerprint)."""
+
+    @property
+    def exact(self) -> bool: ...
+
+    def probe(self, key_columns: list[np.ndarray], row_lo: int, row_hi: int, n: int | None = None) -> "Probe": ...
+
+
 class SortedIndex:
     """Index on column ``positions``; exact packed keys, or fingerprints when keys are too wide."""
 
@@ -169,6 +179,13 @@ class SortedIndex:
         keys, order = sort_with_positions(keys)
         self.runs.append(Run.build(lo, hi, keys, order + lo, self._space()))
         self._covered = hi
+
+    @staticmethod
+    def run_of(keys: np.ndarray, rows: np.ndarray, row_lo: int, row_hi: int) -> Run:
+        """A run standing for rows row_lo..row_hi that holds only some of them (their exact keys and ids,
+        ids ascending), ordered as a built run is: by key, then by row id."""
+        order = np.argsort(keys, kind="stable")
+        return Run.build(row_lo, row_hi, keys[order], rows[order], None)
 
     def _merge_tail(self) -> None:
         while len(self.runs) >= 2 and len(self.runs[-2].keys) <= 2 * len(self.runs[-1].keys):

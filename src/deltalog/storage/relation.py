@@ -24,8 +24,8 @@ import numpy as np
 from deltalog.storage.deathcounts import DeadBits, DeathCounts
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
-from deltalog.storage.index import SortedIndex
-from deltalog.storage.row_scan import SCAN_MAX_SHARE, SCAN_MIN_ROWS, SCANS_BEFORE_INDEX, rows_equal_to
+from deltalog.storage.index import Prober, SortedIndex
+from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan, rows_equal_to
 from deltalog.storage.tupleset import TupleSet, unique_sorted
 from deltalog.storage.windows import RowWindows
 
@@ -62,7 +62,7 @@ class Relation(RowWindows, RowHistory):
         self._max_id = -1
         self.tuples = TupleSet(self._width, self._rows_at)
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
-        self._deletion_scans = 0   # deletions located by row_scan.py (the full-row index comes after a few)
+        self._budgets: dict[tuple[int, ...], ScanBudget] = {}   # scans instead of unbuilt indexes (row_scan.py)
         self._sampled: dict[tuple[int, ...], tuple[int, int]] = {}   # positions -> (rows, distinct estimate)
         # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
         # the saved length, and the death marks of the rows a delete or revive touched (the journal).
@@ -181,13 +181,13 @@ class Relation(RowWindows, RowHistory):
 
     def _rows_equal_to(self, columns: list[np.ndarray]) -> tuple[np.ndarray, bool]:
         """Stored rows equal to some batch row, and whether exactly (else by fingerprint): by a scan for
-        the first small deletions from a large relation, else by the full-row index (row_scan.py)."""
+        small deletions from a large relation until the full-row index pays, then by that index (row_scan.py)."""
         full = tuple(range(self._width))
-        if full not in self._indexes and len(self) >= SCAN_MIN_ROWS and self._deletion_scans < SCANS_BEFORE_INDEX \
-                and len(columns[0]) * SCAN_MAX_SHARE <= len(self):
+        budget = self._budgets.setdefault(full, ScanBudget())
+        if full not in self._indexes and budget.allows(len(self), len(columns[0])):
             rows = rows_equal_to(self.stored_columns(), columns, self._max_id)
             if rows is not None:
-                self._deletion_scans += 1
+                budget.spend(len(self), len(columns[0]))
                 return rows, True
         index = self.index(full)
         return index.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1], index.exact
@@ -203,8 +203,7 @@ class Relation(RowWindows, RowHistory):
         if self._died is None:
             if not allocate:
                 return np.full(len(self), ALIVE, np.int64)
-            self._died = GrowableArray(np.int64)
-            self._died.extend(np.full(len(self), ALIVE, np.int64))
+            self._died = GrowableArray.filled(len(self), ALIVE, np.int64)
         return self._died.view()
 
     def dead_rows(self) -> np.ndarray:
@@ -256,7 +255,7 @@ class Relation(RowWindows, RowHistory):
             return np.zeros(len(rows), bool)
         if deleted is None and visible is None:   # live rows: one bit each, not an 8-byte mark
             if self._dead_bits is None:
-                self._dead_bits = DeadBits(self._died.view())
+                self._dead_bits = DeadBits(len(self), self.dead_rows())
             return ~self._dead_bits.dead(rows)
         died = self._died.view()[rows]
         if deleted is not None:
@@ -303,6 +302,13 @@ class Relation(RowWindows, RowHistory):
             found = self._indexes[positions] = SortedIndex(positions)
         found.refresh(self.stored_columns())
         return found
+
+    def probed_by(self, positions: tuple[int, ...]) -> Prober:
+        """What a keyed view on these positions probes: the index, or scans while it would not pay yet."""
+        if positions in self._indexes or not positions or not may_scan(len(self)):
+            return self.index(positions)
+        return ScanningIndex(self.stored_columns(), positions, self._max_id,
+                             self._budgets.setdefault(positions, ScanBudget()), lambda: self.index(positions))
 
     def nbytes(self) -> int:
         rows = sum(c.view().nbytes for c in self._cols)

@@ -1,13 +1,18 @@
-"""The rows of a large relation equal to a few given rows, found by one scan instead of a full-row index.
+"""Rows of a large relation found by one scan instead of an index, while the index would not pay yet.
 
-Deleting facts from a relation locates their rows through an index on all its columns. Built for
-the first time on a large relation, that index costs far more than the deletion: a sort of every
-row's key, ~1.6 s on DAG-R's 22.9M-row ``path``, paid by the first update of every process that
-loads the relation (a ``deltalog update`` of a store is such a process), where rematerialising costs
-1.0 s. A scan packs every row's key once and tests it against the few keys deleted through a small
-bit table (cache-resident), then checks the few candidates exactly. ``Relation.delete`` scans for
-the first deletions from a large relation and builds the index once deletions keep coming
-(docs/design.md, "first deletions from a large relation").
+A relation's indexes are built when first needed: the full-row index to locate the rows a deletion
+removes, a join index on the columns a join probes. Materialisation often never builds them, so the
+first update of a process pays for them: on DAG-R's 22.9M-row ``path`` a sort of every row's key,
+~0.3-0.4 s of user time plus as much again, or more, in the kernel zeroing the new arrays' pages,
+against 1.0 s to rematerialise, for an update that deletes or adds 10 edges (a ``deltalog update``
+of a store is such a process). A scan packs every row's key once and tests it against the few keys
+sought through a small bit table (cache-resident), then checks the few candidates exactly, a chunk of
+rows at a time: 28-40 ms in process for one column of ``path``, 50-70 ms for both.
+
+Scan or build is the rent-or-buy (ski rental) choice: each scan is rent, the index is bought once the
+rent paid on these columns would reach its price, so a process that makes a few small updates never
+builds it, and a session of many pays at most about twice what knowing the future would have cost
+(:class:`ScanBudget`; docs/design.md, "first updates on a large store").
 
 >>> import numpy as np
 >>> stored = [np.array([0, 1, 2, 1]), np.array([5, 6, 7, 6])]
@@ -17,17 +22,85 @@ the first deletions from a large relation and builds the index once deletions ke
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
-from deltalog.storage.tupleset import pack, packs, unique_sorted
+from deltalog.storage.index import Probe, SortedIndex
+from deltalog.storage.tupleset import pack, packs, radix_for, unique_sorted
 
-SCAN_MIN_ROWS = 1 << 20
-"""Relations from this many rows on are scanned for their first deletions (below, the index is cheap)."""
-SCANS_BEFORE_INDEX = 1
-"""Deletions located by scanning before the index is built: the first one (a process that makes one update,
-as `deltalog update` of a store does, never builds it; a session builds it at its second deletion)."""
+SCAN_MIN_ROWS = 1 << 23
+"""Relations from this many rows on may be scanned. Below, an index is bought at once: it costs under ~0.15 s
+(Claros-like's 4.9M-row relations: ~0.1 s against 6 ms a scan), and renting around it only spread that over
+a session's first updates (their medians rose from 0.08 to 0.28 s CPU, docs/benchmarks.md, stop 15)."""
 SCAN_MAX_SHARE = 64
-"""A deletion of more than 1/64 of the relation's rows builds the index (it pays for itself at once)."""
+"""A probe of more than 1/64 as many rows as the relation builds the index (it pays for itself at once)."""
+KEY_COST_IN_ROWS = 256
+"""What a key sought adds to a scan, in rows scanned: on ``path`` a deletion of 261k rows (of 1,000 edges)
+scans in 0.195 s against ~0.05 s for a few keys (its bit table is 8 MB, out of cache, and more candidates
+pass it), ~0.55 us a key, ~250 rows at ~2.3 ns a row."""
+SCAN_CHUNK = 1 << 18
+"""Rows packed and screened at a time: one pass over ``path`` in 178 MB temporaries costs up to 0.5 s of
+page faults, in 256k-row chunks 30-60 ms (docs/benchmarks.md, stop 15)."""
+BUILD_IN_SCANS = 16
+"""The price of an index in scans of the same rows, measured in process on DAG-R's ``path`` (22.9M rows;
+docs/benchmarks.md, stop 15): the join index on one column 0.7 s CPU (0.26-0.32 s user, the rest the kernel
+zeroing its new arrays) against a 28-40 ms scan, the full-row index ~1.0 s against 50-70 ms: 16-25 scans.
+16, the low end: a session of many updates buys the index a little early rather than late."""
+
+
+def may_scan(rows: int) -> bool:
+    """Whether a relation of this many rows is large enough for its indexes to be worth scanning instead."""
+    return rows >= SCAN_MIN_ROWS
+
+
+class ScanBudget:
+    """The rent-or-buy account of one index not built yet, in rows' worth of scanning: a scan costs the
+    rows it reads and ``KEY_COST_IN_ROWS`` per key sought; scans are allowed while their costs, this
+    one's included, stay within ``BUILD_IN_SCANS`` scans of the whole relation (the index's price);
+    the first probe past it builds the index. A large probe builds at once (``SCAN_MAX_SHARE``)."""
+
+    def __init__(self) -> None:
+        self.spent = 0
+
+    def allows(self, rows: int, probe_rows: int) -> bool:
+        return (may_scan(rows) and probe_rows * SCAN_MAX_SHARE <= rows
+                and self.spent + rows + KEY_COST_IN_ROWS * probe_rows <= BUILD_IN_SCANS * rows)
+
+    def spend(self, rows: int, probe_rows: int) -> None:
+        self.spent += rows + KEY_COST_IN_ROWS * probe_rows
+
+
+def _matching(columns: list[np.ndarray], radix: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, packed keys) of the rows whose key is among ``wanted`` (sorted, distinct, few): a bit
+    table of the wanted keys' low bits (~1/32 full) screens every key, the few that pass are looked up
+    among the wanted keys by binary search (``np.isin`` would sort them again for every chunk). Rows are
+    packed ``SCAN_CHUNK`` at a time, so the temporaries stay small and are reused."""
+    if wanted.size == 0 or len(columns[0]) == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    mask = (1 << min(max(16, 5 + int(wanted.size).bit_length()), 24)) - 1
+    table = np.zeros(mask + 1, bool)
+    table[wanted & mask] = True
+    positions, keys_found = [], []
+    for lo in range(0, len(columns[0]), SCAN_CHUNK):
+        keys = pack([c[lo:lo + SCAN_CHUNK] for c in columns], radix)
+        candidates = np.flatnonzero(table[keys & mask])
+        if candidates.size:
+            at = np.minimum(np.searchsorted(wanted, keys[candidates]), wanted.size - 1)
+            candidates = candidates[wanted[at] == keys[candidates]]
+            positions.append(candidates + lo)
+            keys_found.append(keys[candidates])
+    if not positions:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(positions), np.concatenate(keys_found)
+
+
+def _packed_inside(columns: list[np.ndarray], radix: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keys of the rows (0 where a value is outside [0, radix): no stored row holds it), and which are inside."""
+    inside = np.ones(len(columns[0]), bool)
+    for column in columns:
+        inside &= (column >= 0) & (column < radix)
+    return pack([np.where(inside, c, 0) for c in columns], radix), inside
 
 
 def rows_equal_to(stored: list[np.ndarray], batch: list[np.ndarray], max_id: int) -> np.ndarray | None:
@@ -36,15 +109,46 @@ def rows_equal_to(stored: list[np.ndarray], batch: list[np.ndarray], max_id: int
     radix = max(max_id, 0) + 1
     if not packs(radix, len(stored)):
         return None
-    inside = np.ones(len(batch[0]), bool)
-    for column in batch:
-        inside &= (column >= 0) & (column < radix)   # a value no stored row holds: no row equals it
-    wanted = unique_sorted(pack([c[inside] for c in batch], radix))
-    if wanted.size == 0:
-        return np.empty(0, np.int64)
-    mask = (1 << min(max(16, 4 + int(wanted.size).bit_length()), 24)) - 1
-    table = np.zeros(mask + 1, bool)
-    table[wanted & mask] = True
-    keys = pack(stored, radix)
-    candidates = np.flatnonzero(table[keys & mask])
-    return candidates[np.isin(keys[candidates], wanted)]
+    keys, inside = _packed_inside(batch, radix)
+    return _matching(stored, radix, unique_sorted(keys[inside]))[0]
+
+
+def scan_probe(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: list[np.ndarray],
+               row_lo: int, row_hi: int, max_id: int) -> Probe | None:
+    """The probe of rows row_lo..row_hi on ``positions`` by these keys that the relation's index would
+    answer, found by a scan: a one-run index over just the rows whose key is sought (sorted by key,
+    then row, as the index's runs are). None when keys do not pack into 62 bits exactly as the index's
+    would, so that a lookup reports exactness the same way whichever answered it."""
+    radix = max(max_id, 0) + 1
+    if not positions or not packs(radix_for(max_id), len(positions)):
+        return None
+    keys, inside = _packed_inside(key_columns, radix)
+    found, found_keys = _matching([stored[p][row_lo:row_hi] for p in positions], radix, unique_sorted(keys[inside]))
+    run = SortedIndex.run_of(found_keys, found + row_lo, row_lo, row_hi)
+    return Probe(keys, inside, [run], row_lo, row_hi)
+
+
+class ScanningIndex:
+    """What a keyed view of a large relation probes while its index on ``positions`` is not built: each
+    probe the budget allows is answered by a scan (``scan_probe``), the first it does not builds the
+    index (``build``: the relation's own), which answers from then on."""
+
+    def __init__(self, stored: list[np.ndarray], positions: tuple[int, ...], max_id: int, budget: ScanBudget,
+                 build: Callable[[], SortedIndex]) -> None:
+        self.stored, self.positions, self.max_id, self.budget, self.build = stored, positions, max_id, budget, build
+        self.built: SortedIndex | None = None
+
+    @property
+    def exact(self) -> bool:
+        """Scans compare exact keys (``scan_probe``); a built index says for itself."""
+        return True if self.built is None else self.built.exact
+
+    def probe(self, key_columns: list[np.ndarray], row_lo: int, row_hi: int, n: int | None = None) -> Probe:
+        if self.built is None and self.budget.allows(len(self.stored[0]), len(key_columns[0])):
+            found = scan_probe(self.stored, self.positions, key_columns, row_lo, row_hi, self.max_id)
+            if found is not None:
+                self.budget.spend(row_hi - row_lo, len(key_columns[0]))
+                return found
+        if self.built is None:
+            self.built = self.build()
+        return self.built.probe(key_columns, row_lo, row_hi, n)

@@ -17,7 +17,7 @@ from typing import Callable, Iterator, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from deltalog.storage.index import Probe, SortedIndex
+from deltalog.storage.index import Probe, Prober, SortedIndex
 
 Chunk = tuple[list[np.ndarray], int]
 """Some rows of a view: its columns (one per relation column; none for arity 0) and how many rows."""
@@ -61,7 +61,7 @@ class KeyedView:
 
     __slots__ = ("columns", "index", "lo", "hi", "alive")
 
-    def __init__(self, columns: list[np.ndarray], index: SortedIndex, lo: int, hi: int,
+    def __init__(self, columns: list[np.ndarray], index: Prober, lo: int, hi: int,
                  alive: Callable[[np.ndarray], np.ndarray | None] = lambda rows: None) -> None:
         self.columns, self.index, self.lo, self.hi, self.alive = columns, index, lo, hi, alive
 

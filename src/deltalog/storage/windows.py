@@ -13,7 +13,7 @@ from typing import Iterator, Protocol
 import numpy as np
 
 from deltalog.storage.growable import GrowableArray
-from deltalog.storage.index import SortedIndex
+from deltalog.storage.index import Prober, SortedIndex
 from deltalog.storage.stored import Chunk, KeyedView, ViewSpec
 from deltalog.storage.tupleset import pack, unique_sorted
 
@@ -31,6 +31,7 @@ class _Rows(Protocol):
     def columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]: ...
     def stored_columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]: ...
     def index(self, positions: tuple[int, ...]) -> SortedIndex: ...
+    def probed_by(self, positions: tuple[int, ...]) -> Prober: ...
     def count(self, lo: int, hi: int, visible: int | None, deleted) -> int: ...
     def _sample_distinct(self, n: int, positions: tuple[int, ...]) -> int: ...
 
@@ -65,7 +66,7 @@ class RowWindows:
 
     def keyed(self: _Rows, view: ViewSpec, positions: tuple[int, ...]) -> KeyedView:
         lo, hi = self.rows_for(view.since, view.until)
-        return KeyedView(self.stored_columns(), self.index(positions), lo, hi,
+        return KeyedView(self.stored_columns(), self.probed_by(positions), lo, hi,
                          partial(self.death_mask, visible=view.visible, deleted=view.deleted))
 
     def covers_live(self: _Rows, view: ViewSpec) -> bool:

@@ -25,6 +25,7 @@ import numpy as np
 
 from deltalog.backends.local import dense_closure as dense
 from deltalog.backends.local.components import dag_labels, sink_levels, weak_components
+from deltalog.backends.local.reach import reachable, scipy_graph
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
 from deltalog.storage.dictionary import positions_of
 
@@ -49,11 +50,6 @@ def _positions(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     values = sorted_unique(np.asarray(values, np.int64))
     at = np.minimum(np.searchsorted(ids, values), max(ids.size - 1, 0))
     return at[ids[at] == values] if ids.size else np.empty(0, np.int64)
-
-
-def _graph(s: np.ndarray, d: np.ndarray, n: int):
-    from scipy.sparse import csr_matrix   # imported where used: scipy.sparse.csgraph costs ~0.2 s at startup
-    return csr_matrix((np.ones(s.size, np.int8), (s, d)), shape=(n, n))
 
 
 def _chunks(x: np.ndarray, y: np.ndarray, chunk: int) -> Iterator[Pairs]:
@@ -119,7 +115,7 @@ class Condensed:
         label = dag_labels(s, d, n)   # most closures are over DAGs: no scipy import (components.py)
         if label is None:
             from scipy.sparse.csgraph import connected_components
-            ncomp, label = connected_components(_graph(s, d, n), directed=True, connection="strong")
+            ncomp, label = connected_components(scipy_graph(s, d, n), directed=True, connection="strong")
             label = label.astype(np.int64)
         else:
             ncomp = n
@@ -132,14 +128,8 @@ class Condensed:
         return cls(label, ncomp, size, cyclic, key // ncomp, key % ncomp)
 
     def reachable(self, roots: np.ndarray) -> np.ndarray:
-        """The components reachable from ``roots`` (components, themselves included), sorted: one
-        breadth-first search from a virtual root."""
-        from scipy.sparse.csgraph import breadth_first_order
-        root = self.ncomp
-        roots = sorted_unique(roots)
-        g = _graph(np.concatenate([self.es, np.full(roots.size, root)]), np.concatenate([self.ed, roots]),
-                   self.ncomp + 1)
-        return np.sort(breadth_first_order(g, root, directed=True, return_predecessors=False))[:-1]
+        """The components reachable from ``roots`` (components, themselves included), sorted (reach.py)."""
+        return reachable(self.es, self.ed, self.ncomp, roots)
 
     def restricted(self, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The components ``keep`` (sorted) renumbered 0..m-1 (-1 elsewhere) and the condensed edges

@@ -22,8 +22,9 @@ from typing import Iterator
 import numpy as np
 
 from deltalog.backends.local.closure import (BITSET_BYTES, CHUNK_PAIRS, GATHER_WORDS, UNPACK_BITS, Condensed,
-                                             Pairs, _graph, _positions)
+                                             Pairs, _positions)
 from deltalog.backends.local.components import sink_levels
+from deltalog.backends.local.reach import reachable
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
 from deltalog.storage.dictionary import positions_of
 
@@ -134,10 +135,7 @@ def _reached_part(ids: np.ndarray, roots: np.ndarray, graphs: list[tuple[np.ndar
     whole = ids, [roots] + ([also] if also is not None else []), graphs
     if n < REACHED_PART_MIN_NODES:
         return whole
-    from scipy.sparse.csgraph import breadth_first_order
-    src = np.concatenate([s for s, _ in graphs] + [np.full(roots.size, n)])
-    dst = np.concatenate([d for _, d in graphs] + [roots])
-    reached = breadth_first_order(_graph(src, dst, n + 1), n, directed=True, return_predecessors=False)[1:]
+    reached = reachable(np.concatenate([s for s, _ in graphs]), np.concatenate([d for _, d in graphs]), n, roots)
     if reached.size > REACHED_PART_MAX * n:
         return whole
     inside = np.zeros(n, bool)
@@ -151,13 +149,8 @@ def _reached_part(ids: np.ndarray, roots: np.ndarray, graphs: list[tuple[np.ndar
 
 
 def _ancestors(s: np.ndarray, d: np.ndarray, n: int, tails: np.ndarray) -> np.ndarray:
-    """The nodes that reach one of ``tails`` (the tails included), sorted: a breadth-first search from
-    a virtual root over the reversed edges."""
-    from scipy.sparse.csgraph import breadth_first_order
-    if tails.size == 0:
-        return tails
-    g = _graph(np.concatenate([d, np.full(tails.size, n)]), np.concatenate([s, tails]), n + 1)
-    return np.sort(breadth_first_order(g, n, directed=True, return_predecessors=False))[:-1]
+    """The nodes that reach one of ``tails`` (the tails included), sorted: a search over the reversed edges."""
+    return reachable(d, s, n, tails)
 
 
 def _classes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
