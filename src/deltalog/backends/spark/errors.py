@@ -33,6 +33,16 @@ def _message(exc: BaseException) -> str:
     return text.split("\n")[0]
 
 
+def _malformed_where(text: str) -> str:
+    """`` in FILE: RECORD`` from the JVM's trace of a malformed row (the file Spark was reading and
+    the record it could not parse; Spark gives no line number), or "" when it names neither."""
+    file = re.search(r"error while reading file (\S+?)\.?(?:\s|$)", text)
+    record = re.search(r"Malformed CSV record: (.*?)(?: SQLSTATE|\n|$)", text) or \
+        re.search(r"detected in record parsing: (.*?)\.?(?:\n|$)", text)
+    where = f" in {file.group(1)}" if file else ""
+    return f"{where}: {record.group(1)[:200]}" if record else where
+
+
 def translate(exc: BaseException) -> DeltalogError | None:
     """The deltalog error for a Spark exception, or None when it is not one users can act on."""
     text = str(exc)
@@ -48,7 +58,7 @@ def translate(exc: BaseException) -> DeltalogError | None:
     if module:
         return SparkBackendError(f"the executors cannot import {module.group(1)}", notes=(IMPORT_HINT,))
     if "MALFORMED_RECORD" in text or "FAILFAST" in text or "Malformed records" in text:
-        return InputError(f"malformed input row: {_message(exc)}")
+        return InputError(f"malformed input row{_malformed_where(text) or ': ' + _message(exc)}")
     if "UNRESOLVED_COLUMN" in text or "DATATYPE_MISMATCH" in text or "CANNOT_MERGE" in text:
         return InputError(f"the data does not fit the predicate's schema: {_message(exc)}")
     return None
