@@ -17,7 +17,7 @@ def add_plan_command(commands) -> None:
     plan = commands.add_parser("plan", help="print each rule's hypertree decomposition and join plan")
     plan.add_argument("program")
     plan.add_argument("--dot", metavar="FILE", help="write the decompositions as Graphviz DOT to FILE ('-': stdout)")
-    from deltalog.cli import add_hd_option
+    from deltalog.cli_args import add_hd_option
     add_hd_option(plan)
 
 

@@ -12,7 +12,7 @@ from deltalog.process import start_up_done
 
 
 def add_store_commands(commands) -> None:
-    from deltalog.cli import add_hd_option, add_modules_option
+    from deltalog.cli_args import add_hd_option, add_modules_option
     init = commands.add_parser("init", help="create a store: a program, its facts and their materialisation")
     init.add_argument("store", help="the store directory to create")
     init.add_argument("program", help="the program file (.dl)")
