@@ -7,7 +7,7 @@ instead and removes the old ones that no reader is reading. Files and directorie
 before ``CURRENT`` changes, so a crash at any point leaves either the old or the new version
 current, and a failed save removes what it staged. Writers hold the store's lock
 (store/locks.py); a Reasoner that was opened without it refuses to save over a version it did
-not start from, so no update is lost.
+not start from, so no update is lost. Saving is here; opening and verifying in store/opening.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from typing import Any
 from deltalog.backends.base import Persistent
 from deltalog.store import layout
 from deltalog.store.layout import StoreDamaged, StoreError
-from deltalog.store.locks import WriterLock, reading, try_pin_exclusively, writer_lock, READERS_LOCK
+from deltalog.store.locks import try_pin_exclusively, writer_lock, READERS_LOCK
+from deltalog.store.opening import open_store, verify_store
 from deltalog.store.session import StoreLink, StoreSession
 from deltalog.storage import checked_files, persist
 
@@ -35,83 +36,6 @@ MAX_SEGMENTS = 64
 SEGMENT_SHARE = 0.5
 """A save writes a whole new snapshot once the segments hold more than this share of the base's bytes
 (or number MAX_SEGMENTS): opening then reads little more than the state itself."""
-READ_ATTEMPTS = 50
-
-
-# ---- reading --------------------------------------------------------------------------------------
-
-def open_store(store: str | os.PathLike, *, writable: bool = False, wait: float = 0.0, modules: str = "auto"):
-    """The Reasoner saved in a store, ready for queries and updates. ``writable``: hold the writer lock
-    until ``Reasoner.close()`` (waiting up to ``wait`` seconds for another writer). ``modules``: as for
-    ``Reasoner`` (closure modules keep no state of their own, so either choice maintains any store)."""
-    store = Path(store)
-    lock = WriterLock(store, wait) if writable and _check_is_store(store) else None
-    try:
-        return _read(store, lock, modules)
-    except BaseException:
-        if lock is not None:
-            lock.release()
-        raise
-
-
-def _check_is_store(store: Path) -> bool:
-    layout.read_pointer(store)
-    return True
-
-
-def _read(store: Path, lock: WriterLock | None, modules: str = "auto"):
-    for _ in range(READ_ATTEMPTS):
-        pointer = layout.read_pointer(store)
-        snapshot, version, digest = pointer
-        with reading(store / snapshot) as present:
-            loaded = _load_version(store, snapshot, version, digest) if present else None
-            if loaded is not None:
-                return _reasoner(store, *loaded, lock=lock, modules=modules)
-        # Writers switch CURRENT before they remove anything: what CURRENT still names must be there.
-        if layout.read_pointer(store) == pointer:
-            missing = snapshot if not present else f"{snapshot}/{layout.manifest_name(version)}"
-            raise StoreDamaged(store, missing, "missing")
-        time.sleep(0.01)
-    raise StoreError(f"store {store} changed too often while being read; try again")
-
-
-def _load_version(store: Path, snapshot: str, version: int, digest: str):
-    """(manifest, program text, dictionary, relations), or None if the version went away meanwhile."""
-    file = f"{snapshot}/{layout.manifest_name(version)}"
-    try:
-        data = (store / file).read_bytes()
-    except FileNotFoundError:
-        return None
-    if checked_files.checksum(data) != digest:
-        if layout.read_pointer(store) != (snapshot, version, digest):
-            return None    # CURRENT moved on while we read
-        raise StoreDamaged(store, file, "checksum mismatch (the manifest was changed or corrupted)")
-    manifest = layout.parse_manifest(store, file, data, snapshot, version)
-    source = checked_files.FileSource(store / snapshot, manifest["files"])
-    try:
-        program = source.parse("base/program.dl", lambda b: b.decode("utf-8"))
-        dictionary, relations = persist.load_state(source, manifest["parts"])
-    except checked_files.Damaged as damage:
-        raise StoreDamaged(store, f"{snapshot}/{damage.file}", damage.what) from None
-    return manifest, program, dictionary, relations
-
-
-def _reasoner(store: Path, manifest: dict, program: str, dictionary, relations, *, lock: WriterLock | None,
-              modules: str = "auto"):
-    from deltalog.api import Reasoner
-    from deltalog.backends.local.backend import LocalBackend
-    from deltalog.syntax import parse
-    backend = LocalBackend.from_parts(dictionary, relations)
-    parsed = parse(program, source_name=str(store / manifest["snapshot"] / "base" / "program.dl"))
-    missing = set(manifest["arities"]) - set(relations)
-    if missing:
-        raise StoreDamaged(store, manifest["snapshot"], f"no saved relation for {', '.join(sorted(missing))}")
-    reasoner = Reasoner(parsed, backend=backend, restore=manifest, modules=modules)
-    reasoner.source = program
-    saved = persist.Saved(len(dictionary), {n: (r.layout, len(r)) for n, r in relations.items()})
-    link = StoreLink(store.resolve(), manifest["snapshot"], manifest["version"], saved, program, manifest, lock)
-    reasoner.store_session = StoreSession(link, manifest.get("history", []))
-    return reasoner
 
 
 # ---- writing --------------------------------------------------------------------------------------
@@ -302,16 +226,3 @@ def _remove_old_snapshots(store: Path, keep: str) -> None:
         finally:
             os.close(fd)
         layout.remove(trash)
-
-
-# ---- verification ---------------------------------------------------------------------------------
-
-def verify_store(store: str | os.PathLike) -> dict[str, Any]:
-    """Read the current version whole, checking every file's size and checksum and the state's
-    consistency; returns a summary (raises StoreDamaged on the first problem)."""
-    reasoner = open_store(store)
-    link = reasoner.store_session.link
-    files = link.manifest["files"]
-    return {"snapshot": link.snapshot, "version": link.version, "files": len(files),
-            "bytes": sum(size for size, _ in files.values()), "facts": reasoner.fact_count(),
-            "predicates": len(reasoner.predicates())}
