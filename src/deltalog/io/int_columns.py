@@ -155,7 +155,7 @@ def _accumulate(padded: np.ndarray, ends: np.ndarray, digits: np.ndarray, negati
 def _eight_digits(word: np.ndarray, count: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     """The number written by the last ``count`` (0-8) bytes of each word (ASCII digits, the first the
     least significant byte), in place: the digit pairs, then the quadruples, then the eight."""
-    np.take(_KEEP, count, out=scratch)
+    np.take(_KEEP, count, out=scratch, mode="clip")   # counts are 0-8; "raise" would buffer the output first
     word &= scratch
     word &= _NIBBLES   # each digit's value, 0 in the masked bytes
     np.right_shift(word, np.uint64(8), out=scratch)
