@@ -29,9 +29,9 @@ load one half costs 16-32 bytes per tuple, and twice that while it rehashes)."""
 GROWING_BITMAP_ROWS = 4
 """A set that already holds tuples and takes more is a growing relation (a recursive one, round after
 round): for the bit map's density it counts as this many times the rows it will hold after the batch.
-Same generation on a forest (38,912^2 keys, a 189 MB map) then switches at ~370k tuples instead of
-~1.4M: the million tuples in between are set at ~30 ns each instead of inserted into a growing hash
-set at ~145 ns and re-inserted into the map (materialisation 0.745 -> 0.634 s CPU, peak RSS 449 -> 423
+Same generation on a forest (38,912^2 keys, a 189 MB map) then switches when it holds 234k tuples
+instead of 1.39M: the tuples in between are set at ~30 ns each instead of inserted into a growing hash
+set at ~145 ns and re-inserted into the map (materialisation 0.795 -> 0.674 s CPU, peak RSS 439 -> 423
 MB; issue 15, stop 15). A first batch (a loaded relation) keeps the plain rule: it may never grow."""
 Columns = Sequence[np.ndarray]
 
