@@ -35,3 +35,20 @@ def test_grouped_aggregates_of_ints_match_a_python_model(data, function, duplica
     decoded = [[value for _, value in d.decode(out.columns[c])] for c in ("G", "H", "A")]
     assert dict(zip(zip(decoded[0], decoded[1]), decoded[2])) == model(data, function)
     assert out.length == len(model(data, function))
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-3, 3) | st.integers(-2**62, 2**62), st.integers(0, 2)),
+                min_size=1, max_size=40), st.sampled_from(["min", "max"]))
+def test_int_extremes_are_the_ids_of_rows_holding_them(data, function):
+    """min and max of ints take a row's id as it is (no encoding): rows of a group that differ in
+    another column (W) tie on the value, and the answer is still the value, with its one id."""
+    d = Dictionary()
+    g, v, w = (np.array([r[i] for r in data], np.int64) for i in range(3))
+    frame = Frame({"W": d.encode_ints(w), "V": d.encode_ints(v), "G": d.encode_ints(g)}, len(data))
+    size = len(d.kinds)
+    out = aggregate_frame(frame, ("G",), function, "V", "A", d)
+    pick = min if function == "min" else max
+    expected = {key: pick(value for k, value, _ in data if k == key) for key, _, _ in data}
+    groups, answers = ([value for _, value in d.decode(out.columns[c])] for c in ("G", "A"))
+    got = dict(zip(groups, answers))
+    assert got == expected and len(d.kinds) == size   # nothing added to the dictionary

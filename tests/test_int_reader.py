@@ -115,3 +115,20 @@ def test_the_writer_writes_int_tables_in_slices_as_polars_would(tmp_path, monkey
     writers.write_table(table, tmp_path / f"a.{fmt}", format=fmt)
     writers.write_table(table.to_polars(), tmp_path / f"b.{fmt}", format=fmt)
     assert (tmp_path / f"a.{fmt}").read_bytes() == (tmp_path / f"b.{fmt}").read_bytes()
+
+
+def test_numpy_writes_larger_tables_whose_columns_span_narrow_ranges(monkeypatch):
+    """io/writers: above NUMPY_WRITE_CELLS only a table whose every column gathers its cells from the
+    texts of a narrow range goes to NumPy (and never once Polars is imported, as in this process)."""
+    import sys
+
+    from deltalog.io import writers
+    monkeypatch.setattr(writers, "NUMPY_WRITE_CELLS", 100)
+    monkeypatch.setattr(writers, "NUMPY_NARROW_WRITE_CELLS", 1000)
+    monkeypatch.delitem(sys.modules, "polars", raising=False)
+    span = writers.WRITE_CHUNK_ROWS // 4
+    narrow = IntTable([np.arange(200) % 7, np.arange(200) + 10**12])
+    wide = IntTable([np.arange(200) % 7, np.arange(200) * span])
+    assert writers._numpy_writes(IntTable([np.arange(50) * span, np.arange(50)]))   # small: any range
+    assert writers._numpy_writes(narrow) and not writers._numpy_writes(wide)
+    assert not writers._numpy_writes(IntTable([np.arange(600) % 7, np.arange(600)]))   # above the narrow bound

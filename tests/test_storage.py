@@ -214,6 +214,21 @@ def test_a_sparse_relation_hashes_until_it_is_dense_enough_for_a_byte_map():
     assert relation.insert([np.array([50_000, 7, 2_000])], generation=2) == 1   # set contents kept across the switch
 
 
+def test_a_growing_relation_takes_a_bit_map_sooner_than_a_first_batch(monkeypatch):
+    """tupleset.GROWING_BITMAP_ROWS: 600 tuples in a 1024^2 key space are too sparse for a bit map as
+    a loaded relation's first batch (128 bytes a tuple at most: 1,024 tuples), dense enough once the
+    relation has taken a batch before and takes more (counted 4x)."""
+    monkeypatch.setattr(tupleset, "BYTEMAP_DENSITY", 0)   # no byte map: the bit map's rule alone
+    keys = np.arange(600)
+    loaded, growing = Relation("loaded", 2), Relation("growing", 2)
+    loaded.insert([keys % 1000, keys // 1000], generation=0)
+    growing.insert([keys[:300] % 1000, keys[:300] // 1000], generation=0)
+    assert isinstance(loaded.tuples._keys, Int64HashSet) and isinstance(growing.tuples._keys, Int64HashSet)
+    assert growing.insert([keys % 1000, keys // 1000], generation=1) == 300   # contents kept across the switch
+    assert isinstance(growing.tuples._keys, tupleset.BitMap)
+    assert live_rows(growing) == live_rows(loaded)
+
+
 def test_scans_read_deleted_rows_only_when_asked():
     backend = LocalBackend()
     backend.create_relation(relation="e", arity=1)

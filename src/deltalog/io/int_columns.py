@@ -155,7 +155,7 @@ def _accumulate(padded: np.ndarray, ends: np.ndarray, digits: np.ndarray, negati
 def _eight_digits(word: np.ndarray, count: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     """The number written by the last ``count`` (0-8) bytes of each word (ASCII digits, the first the
     least significant byte), in place: the digit pairs, then the quadruples, then the eight."""
-    np.take(_KEEP, count, out=scratch)
+    np.take(_KEEP, count, out=scratch, mode="clip")   # counts are 0-8; "raise" would buffer the output first
     word &= scratch
     word &= _NIBBLES   # each digit's value, 0 in the masked bytes
     np.right_shift(word, np.uint64(8), out=scratch)
@@ -209,12 +209,18 @@ def laid_out(blocks: list[np.ndarray], separator: str, *, padded: bool = True) -
 def _column_text(values: np.ndarray) -> tuple[np.ndarray, bool]:
     """``_right_aligned`` of a column; when its values span a range much smaller than the column (ids,
     counters: the usual int column), the texts of the range are made once and gathered row by row."""
-    lo, hi = int(values.min()), int(values.max())
-    if hi - lo >= values.size // 4:
+    if not narrow_range(values, values.size // 4):
         return _right_aligned(values)
+    lo, hi = int(values.min()), int(values.max())
     text, padded = _right_aligned(np.arange(lo, hi + 1, dtype=np.int64))
     rows = np.ascontiguousarray(text).view(f"V{text.shape[1]}").ravel()   # one fixed-size item a text
     return rows[values - lo].view(np.uint8).reshape(values.size, text.shape[1]), padded
+
+
+def narrow_range(values: np.ndarray, span: int) -> bool:
+    """Whether the values lie within fewer than ``span`` consecutive ints (their texts are then made once
+    for the range and gathered)."""
+    return values.size > 0 and int(values.max()) - int(values.min()) < span
 
 
 _POWERS = np.array([10**k for k in range(1, 20)], np.uint64)   # a magnitude's digits: 1 + powers it reaches

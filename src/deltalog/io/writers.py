@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import InputError
-from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes
+from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes, narrow_range
 from deltalog.io.plain_cells import PlainTable, plain_table_bytes
 from deltalog.io.text_table import TextTable, text_table_bytes, tsv_empty_cell, tsv_unwritable_cell
 from deltalog.storage.values import STRING
@@ -89,15 +89,23 @@ def _check_tsv(df: pl.DataFrame) -> None:
 
 WRITE_CHUNK_ROWS = 1 << 18
 NUMPY_WRITE_CELLS = 8_000_000
-"""Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet. Measured in a
-fresh process by wall time (``bench/int_io.py``: Polars writes with two threads; docs/design.md): rows
-of 2 ids, NumPy 0.15 / 0.20 / 0.33 / 0.59 s at 2M / 3M / 5M / 8M rows, Polars' import + write
-0.22 / 0.29 / 0.38 / 0.35 s: they meet near 5M rows (a column of wide-ranging values costs NumPy
-more: a division per digit place instead of gathered texts), so 4M rows of 2."""
+"""Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet, when some column
+spans a wide range of values (each digit place then costs a division). Measured in a fresh process
+(``bench/int_io.py --high 1000000000``, the command line's malloc settings): rows of 2 ints, NumPy
+0.18 / 0.39 s CPU at 4M / 8M rows, Polars' import + write 0.22 / 0.33-0.37 s (docs/design.md)."""
+NUMPY_NARROW_WRITE_CELLS = 24_000_000
+"""The same bound when every column spans fewer than ``WRITE_CHUNK_ROWS // 4`` values (ids, counts):
+each slice then gathers its cells from the texts of its range made once (``int_columns._column_text``),
+and NumPy stays ahead of Polars' import + write by CPU and wall up to the largest size measured, 12M
+rows of 2 ints (``bench/int_io.py``: 0.26 vs 0.50 s CPU, 0.28 vs 0.42 s wall; issue 15, stop 15)."""
 
 
 def _numpy_writes(table: IntTable) -> bool:
-    return "polars" not in sys.modules and table.height * table.width <= NUMPY_WRITE_CELLS
+    if "polars" in sys.modules:
+        return False
+    cells = table.height * table.width
+    return cells <= NUMPY_WRITE_CELLS or cells <= NUMPY_NARROW_WRITE_CELLS and all(
+        narrow_range(column, WRITE_CHUNK_ROWS // 4) for column in table.arrays)
 
 
 def _write(table: pl.DataFrame | IntTable, path: Path, fmt: str, ready: bool = False, name: str = "the table") -> None:

@@ -153,27 +153,37 @@ class Dictionary:
         offsets = values - lo
         present = np.zeros(span, dtype=bool)
         present[offsets] = True
-        self._add_ints(np.flatnonzero(present) + lo)
-        # hi, not lo + span: a range ending at the largest int64 would overflow
-        start = int(np.searchsorted(self._int_keys, np.int64(lo)))
-        stop = int(np.searchsorted(self._int_keys, np.int64(lo + span - 1), side="right"))
+        start, stop = self._int_range(lo, span)
+        present[self._int_keys[start:stop] - lo] = False   # known: by address too, no search per value
+        self._insert_fresh_ints(np.flatnonzero(present) + lo)
+        start, stop = self._int_range(lo, span)
         table = np.empty(span, np.int64)   # only the present values' slots are read
         table[self._int_keys[start:stop] - lo] = self._int_ids[start:stop]
         return table[offsets]
 
+    def _int_range(self, lo: int, span: int) -> tuple[int, int]:
+        """Where the known ints lo..lo + span - 1 are in the sorted keys (the last is hi, not lo + span: a
+        range ending at the largest int64 would overflow)."""
+        keys = self._int_keys
+        return int(np.searchsorted(keys, np.int64(lo))), int(np.searchsorted(keys, np.int64(lo + span - 1), "right"))
+
     def _add_ints(self, unique_values: np.ndarray) -> None:
         if self._int_keys.size == 0:   # the first ints (a load): they are the sorted keys, nothing to merge
-            if unique_values.size:
-                ids = self._append(INT, unique_values, unique_values.astype(np.float64), [None] * unique_values.size)
-                self._int_keys, self._int_ids = unique_values.copy(), ids
+            self._insert_fresh_ints(unique_values)
             return
         pos = np.searchsorted(self._int_keys, unique_values)
         known = pos < self._int_keys.size
         known[known] = self._int_keys[pos[known]] == unique_values[known]
-        fresh = unique_values[~known]
+        self._insert_fresh_ints(unique_values[~known])
+
+    def _insert_fresh_ints(self, fresh: np.ndarray) -> None:
+        """Add ints none of which is known yet (sorted, distinct)."""
         if fresh.size == 0:
             return
         ids = self._append(INT, fresh, fresh.astype(np.float64), [None] * fresh.size)
+        if self._int_keys.size == 0:   # the first ints (a load): they are the sorted keys, nothing to merge
+            self._int_keys, self._int_ids = fresh.copy(), ids
+            return
         # both sorted and disjoint: a merge (np.insert at the insertion points), not a sort
         at = np.searchsorted(self._int_keys, fresh)
         self._int_keys, self._int_ids = np.insert(self._int_keys, at, fresh), np.insert(self._int_ids, at, ids)

@@ -195,8 +195,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         stored = self._relations[relation]
         names = [f"c{i}" for i in range(stored.arity)]
         live, n = scan_all(stored)
-        kinds = self.dictionary.kinds.view()
-        if n and stored.arity and all(bool((kinds[c] == INT).all()) for c in live):
+        if n and stored.arity and self._all_ints(live):
             ints = self.dictionary.ints.view()
             return IntTable([ints[c] for c in live])
         plain = decode_plain(live, self.dictionary, self._names) if n else None   # strings all written raw: no Polars
@@ -210,6 +209,15 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         if stored.arity == 0:
             return pl.DataFrame({"present": [True] * min(n, 1)})
         return decode_frame(live, names, self.dictionary)
+
+    def _all_ints(self, columns: list[np.ndarray]) -> bool:
+        """Whether every id of the columns is an int's: a dictionary of ints alone answers for any
+        columns, in one pass over it when it is the smaller (sg-forest's output: 39k entries instead
+        of 12.8M cells)."""
+        kinds = self.dictionary.kinds.view()
+        if kinds.size <= sum(c.size for c in columns) and bool((kinds == INT).all()):
+            return True
+        return all(bool((kinds[c] == INT).all()) for c in columns)
 
     def typed_rows(self, *, relation: str) -> set[tuple[tuple[str, object], ...]]:
         """The rows of a relation as exact (kind, value) tuples (for tests and small results)."""
