@@ -21,7 +21,8 @@ from typing import Callable, Protocol
 import numpy as np
 
 from deltalog.storage.hashset import mix, sort_with_positions
-from deltalog.storage.tupleset import fingerprint, pack, packs, radix_for
+from deltalog.storage.tupleset import pack, packs, radix_for
+from deltalog.storage.wide_rows import fingerprint
 
 
 DENSE_MIN_SPACE = 1 << 12
