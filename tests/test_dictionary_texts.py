@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from deltalog.backends.local.codec import texts_of_ids
 from deltalog.storage import dictionary as dictionary_module
-from deltalog.storage.dictionary import Dictionary, unique_inverse
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.uniques import unique_inverse
 
 TEXTS = st.text(alphabet="ab\"<> é\t", max_size=3)
 STEP = st.tuples(st.sampled_from(["bulk", "small", "lookup", "restore"]),

@@ -21,7 +21,8 @@ import numpy as np
 import polars as pl
 
 from deltalog.io.writers import float_strings
-from deltalog.storage.dictionary import Dictionary, unique_inverse
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.uniques import unique_inverse
 from deltalog.io.cells import classify, string_cells
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING, UnrepresentableValue
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
-from deltalog.storage.tupleset import TupleSet, unique_sorted
+from deltalog.storage.tupleset import TupleSet
+from deltalog.storage.uniques import sorted_unique
 
 ALIVE = np.iinfo(np.int64).max
 """The death mark of a live row."""
@@ -136,7 +137,7 @@ class RowHistory:
         if self.journal_overflow:
             return None, -1
         rows = np.concatenate(self._died_journal) if self._died_journal else np.empty(0, np.int64)
-        return unique_sorted(rows), len(self._died_journal)
+        return sorted_unique(rows), len(self._died_journal)
 
     def forget_journal(self, mark: int) -> None:
         """The journal's first ``mark`` entries are saved (-1: an overflowed journal was saved whole)."""

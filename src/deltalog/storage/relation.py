@@ -26,7 +26,8 @@ from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import Prober, SortedIndex
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan, rows_equal_to
-from deltalog.storage.tupleset import TupleSet, unique_sorted
+from deltalog.storage.tupleset import TupleSet
+from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.windows import RowWindows
 
 __all__ = ["ALIVE", "Relation"]
@@ -163,7 +164,7 @@ class Relation(RowWindows, RowHistory):
             return 0
         rows, exact = self._rows_equal_to(columns)
         died = self.died(allocate=True)
-        rows = unique_sorted(rows[died[rows] == ALIVE])
+        rows = sorted_unique(rows[died[rows] == ALIVE])
         if not exact:
             rows = rows[self._same_as_some(rows, columns)]
         died[rows] = generation
@@ -213,7 +214,7 @@ class Relation(RowWindows, RowHistory):
         rows = self._dead[0]
         if not self._dead_exact and rows.size and self._died is not None:
             # a row that revived and died again is listed twice: once is what every count means
-            rows = unique_sorted(rows[self._died.view()[rows] != ALIVE])
+            rows = sorted_unique(rows[self._died.view()[rows] != ALIVE])
             self._dead = [rows]
         self._dead_exact = True
         return rows

@@ -27,7 +27,8 @@ from typing import Callable
 import numpy as np
 
 from deltalog.storage.index import Probe, SortedIndex
-from deltalog.storage.tupleset import pack, packs, radix_for, unique_sorted
+from deltalog.storage.tupleset import pack, packs, radix_for
+from deltalog.storage.uniques import sorted_unique
 
 SCAN_MIN_ROWS = 1 << 23
 """Relations from this many rows on may be scanned. Below, an index is bought at once: it costs under ~0.15 s
@@ -110,7 +111,7 @@ def rows_equal_to(stored: list[np.ndarray], batch: list[np.ndarray], max_id: int
     if not packs(radix, len(stored)):
         return None
     keys, inside = _packed_inside(batch, radix)
-    return _matching(stored, radix, unique_sorted(keys[inside]))[0]
+    return _matching(stored, radix, sorted_unique(keys[inside]))[0]
 
 
 def scan_probe(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: list[np.ndarray],
@@ -123,7 +124,7 @@ def scan_probe(stored: list[np.ndarray], positions: tuple[int, ...], key_columns
     if not positions or not packs(radix_for(max_id), len(positions)):
         return None
     keys, inside = _packed_inside(key_columns, radix)
-    found, found_keys = _matching([stored[p][row_lo:row_hi] for p in positions], radix, unique_sorted(keys[inside]))
+    found, found_keys = _matching([stored[p][row_lo:row_hi] for p in positions], radix, sorted_unique(keys[inside]))
     run = SortedIndex.run_of(found_keys, found + row_lo, row_lo, row_hi)
     return Probe(keys, inside, [run], row_lo, row_hi)
 

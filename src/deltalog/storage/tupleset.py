@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from deltalog.storage.hashset import Int64HashSet
+from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.wide_rows import WideRowSet
 
 BYTEMAP_LIMIT = 1 << 28
@@ -35,17 +36,6 @@ instead of 1.39M: the tuples in between are set at ~30 ns each instead of insert
 set at ~145 ns and re-inserted into the map (materialisation 0.795 -> 0.674 s CPU, peak RSS 439 -> 423
 MB; issue 15, stop 15). A first batch (a loaded relation) keeps the plain rule: it may never grow."""
 Columns = Sequence[np.ndarray]
-
-
-def unique_sorted(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, sorted (np.sort is SIMD-accelerated; np.unique is much slower here)."""
-    if keys.size < 2:
-        return keys.copy()
-    ordered = np.sort(keys)
-    keep = np.empty(ordered.size, bool)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
 
 
 def radix_for(max_id: int, growing: bool = False) -> int:
@@ -202,7 +192,7 @@ class TupleSet:
         if self._wide is not None:
             return [c[self._wide.new_rows(columns)] for c in columns]
         keys = pack(columns, self._radix)
-        fresh = unique_sorted(keys[~self._packed().contains(keys)])
+        fresh = sorted_unique(keys[~self._packed().contains(keys)])
         return unpack(fresh, self._radix, self.arity)
 
     def add_new(self, columns: Columns) -> list[np.ndarray] | None:
@@ -212,7 +202,7 @@ class TupleSet:
         is one gather, and a wide row set records row ids the relation has not stored yet)."""
         if not isinstance(self._keys, Int64HashSet):
             return None
-        keys = unique_sorted(pack(columns, self._radix))
+        keys = sorted_unique(pack(columns, self._radix))
         return unpack(keys[self._keys.add_unique(keys)], self._radix, self.arity)
 
     def record(self, columns: Columns, row_ids: np.ndarray) -> None:

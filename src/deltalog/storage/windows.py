@@ -15,7 +15,8 @@ import numpy as np
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import Prober, SortedIndex
 from deltalog.storage.stored import Chunk, KeyedView, ViewSpec
-from deltalog.storage.tupleset import pack, unique_sorted
+from deltalog.storage.tupleset import pack
+from deltalog.storage.uniques import sorted_unique
 
 SAMPLE_ROWS = 1 << 14
 """Rows sampled for a distinct-key estimate when no index answers it."""
@@ -98,6 +99,6 @@ class RowWindows:
         step = max(1, n // SAMPLE_ROWS)
         keys = pack([self._cols[p].view()[::step] for p in positions], max(self._max_id + 1, 1)) \
             if positions else np.zeros(1, np.int64)
-        seen = unique_sorted(keys).size
+        seen = sorted_unique(keys).size
         sampled = keys.size
         return n if seen == sampled else min(n, max(seen, int(seen * (n / sampled) ** 0.5)))

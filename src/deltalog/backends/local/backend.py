@@ -17,7 +17,8 @@ from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import Relation
 from deltalog.storage.representations import DEFAULT, make_relation
 from deltalog.storage.stored import WHOLE, StoredRelation, View, scan_all
-from deltalog.storage.tupleset import pack, packs, unique_sorted
+from deltalog.storage.tupleset import pack, packs
+from deltalog.storage.uniques import sorted_unique
 from deltalog.io.int_columns import ColumnTable, IntTable, as_polars
 from deltalog.io.plain_cells import PlainTable, Vocabulary
 from deltalog.io.text_table import SMALL_TEXT_CELLS, TextTable, small_enough
@@ -288,5 +289,5 @@ def distinct_rows(columns: list[np.ndarray]) -> int:
     """How many distinct rows the id columns hold (packed into one key while it fits in 62 bits)."""
     radix = max(int(c.max()) for c in columns) + 1
     if packs(radix, len(columns)):
-        return int(unique_sorted(pack(columns, radix)).size)
+        return int(sorted_unique(pack(columns, radix)).size)
     return int(np.unique(np.stack(columns, axis=1), axis=0).shape[0])

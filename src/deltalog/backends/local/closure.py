@@ -26,8 +26,8 @@ import numpy as np
 from deltalog.backends.local import dense_closure as dense
 from deltalog.backends.local.components import dag_labels, sink_levels, weak_components
 from deltalog.backends.local.reach import reachable, scipy_graph
-from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
-from deltalog.storage.dictionary import positions_of
+from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight
+from deltalog.storage.uniques import positions_of, sorted_unique
 
 Pairs = tuple[np.ndarray, np.ndarray]
 Rows = tuple[int, int, np.ndarray]   # first target word, first component, bitset rows from there

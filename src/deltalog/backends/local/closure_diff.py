@@ -25,8 +25,8 @@ from deltalog.backends.local.closure import (BITSET_BYTES, CHUNK_PAIRS, GATHER_W
                                              Pairs, _positions)
 from deltalog.backends.local.components import sink_levels
 from deltalog.backends.local.reach import reachable
-from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight, sorted_unique
-from deltalog.storage.dictionary import positions_of
+from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight
+from deltalog.storage.uniques import positions_of, sorted_unique
 
 
 def closure_difference(src: np.ndarray, dst: np.ndarray, other_src: np.ndarray, other_dst: np.ndarray,

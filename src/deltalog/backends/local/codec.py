@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from deltalog.storage.dictionary import Dictionary, unique_inverse
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.uniques import unique_inverse
 from deltalog.backends.tagged import cells_of_tagged, tagged_of_unique
 from deltalog.io.cells import classify
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING, UnrepresentableValue

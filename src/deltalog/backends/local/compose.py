@@ -31,7 +31,7 @@ from deltalog.backends.local.execute import (Context, Lookup, lookup_for, materi
                                              matched_rows, probe_join, project_frame, slices_by_output)
 from deltalog.backends.local.exists import exists_check
 from deltalog.backends.local.frame import Frame
-from deltalog.storage.dictionary import sorted_unique, unique_inverse
+from deltalog.storage.uniques import sorted_unique, unique_inverse
 from deltalog.storage.index import Probe
 
 DENSE_RATIO = 8

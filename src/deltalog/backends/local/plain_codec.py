@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from deltalog.io.plain_cells import PlainTable, Vocabulary
-from deltalog.storage.dictionary import Dictionary, unique_inverse
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.uniques import unique_inverse
 from deltalog.storage.values import STRING
 
 

@@ -14,16 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted (sort and compare: faster than ``np.unique`` on big int64 arrays)."""
-    values = np.sort(values)
-    if values.size < 2:
-        return values
-    keep = np.empty(values.size, bool)
-    keep[0] = True
-    np.not_equal(values[1:], values[:-1], out=keep[1:])
-    return values[keep]
+from deltalog.storage.uniques import sorted_unique
 
 
 def group_offsets(labels: np.ndarray, groups: int) -> np.ndarray:

@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-from deltalog.backends.local.ranges import expand_ranges, sorted_unique
+from deltalog.backends.local.ranges import expand_ranges
+from deltalog.storage.uniques import sorted_unique
 
 FRONTIER_LEVELS = 64
 """Levels searched in NumPy before a search goes to scipy (each level: ~10 array calls, ~50 us)."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from deltalog.io.text_table import Column, TextTable
-from deltalog.storage.dictionary import Dictionary, unique_inverse
+from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.uniques import unique_inverse
 from deltalog.storage.values import FLOAT, INT, format_value, parse_cell
 
 KINDS = ("int", "float", "string", "iri", "literal")
