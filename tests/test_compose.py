@@ -12,14 +12,13 @@ import polars as pl
 import pytest
 from hypothesis import given, note
 
-from deltalog.api import Reasoner
 from deltalog.backends.local import backend as local_backend, compose
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
 from reference import naive_materialise
-from strategies import apply_update, programs_and_facts, programs_facts_and_updates
+from strategies import programs_and_facts, programs_facts_and_updates
 from test_differential import engine_materialise, nonempty, with_facts
-from test_maintenance import engine_state, python_rows
+from test_maintenance import assert_updates_equal_rematerialisation
 
 VIEWS = {"live": {}, "before": {"visible": 1}, "gone": {"deleted": (2, None)}}
 PATHS = {"bitsets": 0, "join": 10**12}
@@ -158,19 +157,5 @@ def test_materialisation_with_bitsets_equals_naive(case):
 @given(programs_facts_and_updates())
 def test_dred_with_bitsets_equals_rematerialisation(case):
     with bitsets_everywhere():
-        updates_equal_rematerialisation(*case)
+        assert_updates_equal_rematerialisation(*case)
 
-
-def updates_equal_rematerialisation(program, facts, batches) -> None:
-    reasoner = Reasoner(with_facts(program, facts))
-    reasoner.materialise()
-    note(str(with_facts(program, facts)))
-    if any(info.aggregates for s in reasoner.analysed.strata for info in s.recursive):
-        return
-    for add, delete in batches:
-        note(f"update: add {add}, delete {delete}")
-        reasoner.update(add={p: python_rows(r) for p, r in add.items() if r},
-                        delete={p: python_rows(r) for p, r in delete.items() if r}, algorithm="dred")
-        facts = apply_update(facts, add, delete)
-        expected = nonempty(naive_materialise(program, facts))
-        assert engine_state(reasoner, expected.keys() | reasoner.analysed.arities.keys()) == expected

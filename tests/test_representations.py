@@ -21,10 +21,8 @@ from deltalog.storage import representations
 from deltalog.storage.relation import Relation
 from deltalog.storage.stored import StoredRelation, View
 from golden import CASES, expected, run_case
-from reference import naive_materialise
-from strategies import apply_update, programs_facts_and_updates
-from test_differential import nonempty, with_facts
-from test_maintenance import engine_state, python_rows
+from strategies import programs_facts_and_updates
+from test_maintenance import assert_updates_equal_rematerialisation
 
 CALLS: Counter = Counter()
 
@@ -82,17 +80,8 @@ def test_updates_through_the_interface_only(representation, algorithm, case):
     """Deletions, revivals, rollbacks of failed attempts and compaction go through the interface too."""
     representations.REPRESENTATIONS["strict"] = Strict
     try:
-        program, facts, batches = case
-        reasoner = Reasoner(with_facts(program, facts), backend=LocalBackend(representation=representation))
-        reasoner.materialise()
-        if algorithm != "remat" and any(i.aggregates for s in reasoner.analysed.strata for i in s.recursive):
-            return
-        for add, delete in batches:
-            reasoner.update(add={p: python_rows(r) for p, r in add.items() if r},
-                            delete={p: python_rows(r) for p, r in delete.items() if r}, algorithm=algorithm)
-            facts = apply_update(facts, add, delete)
-            expected_now = nonempty(naive_materialise(program, facts))
-            assert engine_state(reasoner, expected_now.keys() | reasoner.analysed.arities.keys()) == expected_now
+        assert_updates_equal_rematerialisation(*case, algorithm=algorithm,
+                                               backend=LocalBackend(representation=representation))
     finally:
         representations.REPRESENTATIONS.pop("strict", None)
 

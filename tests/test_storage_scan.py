@@ -10,15 +10,12 @@ import numpy as np
 import pytest
 from hypothesis import given, note, strategies as st
 
-from deltalog.api import Reasoner
 from deltalog.storage import row_scan
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.relation import Relation
 from deltalog.storage.tupleset import packs, radix_for
-from reference import naive_materialise
-from strategies import apply_update, programs_facts_and_updates
-from test_differential import nonempty, with_facts
-from test_maintenance import engine_state, python_rows
+from strategies import programs_facts_and_updates
+from test_maintenance import assert_updates_equal_rematerialisation
 from test_storage import ops, run_ops
 
 
@@ -84,19 +81,8 @@ def test_scans_stop_once_they_have_cost_the_index(budget, scans):
 def test_updates_with_scans_equal_rematerialisation(algorithm, case):
     """The maintenance property (tests/test_maintenance.py) with every relation's lookups and deletions
     answered by scans for the first two relations' worth, then by indexes."""
-    program, facts, batches = case
     with scans_forced(2):
-        reasoner = Reasoner(with_facts(program, facts))
-        reasoner.materialise()
-        note(str(with_facts(program, facts)))
-        if any(info.aggregates for s in reasoner.analysed.strata for info in s.recursive):
-            return
-        for add, delete in batches:
-            reasoner.update(add={p: python_rows(r) for p, r in add.items() if r},
-                            delete={p: python_rows(r) for p, r in delete.items() if r}, algorithm=algorithm)
-            facts = apply_update(facts, add, delete)
-            expected = nonempty(naive_materialise(program, facts))
-            assert engine_state(reasoner, expected.keys() | reasoner.analysed.arities.keys()) == expected
+        assert_updates_equal_rematerialisation(*case, algorithm=algorithm)
 
 
 def test_a_scan_costs_its_rows_and_its_keys():
