@@ -4,6 +4,8 @@ comparisons, BIND and aggregates)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import pytest
 from hypothesis import given, note
 
@@ -14,6 +16,7 @@ from strategies import apply_update, programs_facts_and_updates
 from test_differential import nonempty, with_facts
 
 ALGORITHMS = ["dred", "dredc", "counting", "fbf", "bf", "remat", "auto"]
+REFUSE_RECURSIVE_AGGREGATES = ("dred", "dredc", "counting", "fbf", "bf")
 
 
 def python_rows(rows) -> list[tuple]:
@@ -30,31 +33,26 @@ def test_updates_equal_rematerialisation(backend_name, algorithm, case):
     program, facts, batches = case
     reasoner = Reasoner(with_facts(program, facts), backend=backend_name)
     reasoner.materialise()
-    note(str(with_facts(program, facts)))
-    if algorithm in ("dred", "dredc", "counting", "fbf", "bf") and recursive_aggregates(reasoner):
+    if algorithm in REFUSE_RECURSIVE_AGGREGATES and recursive_aggregates(reasoner):
         with pytest.raises(MaintenanceUnsupported):
             reasoner.update(add={}, delete={}, algorithm="dred")
         return
-    for add, delete in batches:
-        note(f"update: add {add}, delete {delete}")
-        reasoner.update(add={p: python_rows(r) for p, r in add.items() if r},
-                        delete={p: python_rows(r) for p, r in delete.items() if r}, algorithm=algorithm)
-        facts = apply_update(facts, add, delete)
-        expected = nonempty(naive_materialise(program, facts))
-        assert engine_state(reasoner, expected.keys() | reasoner.analysed.arities.keys()) == expected
-        if algorithm == "counting":
-            assert_trace_is_counted_afresh(reasoner, program, facts, backend_name)
+    counted = (lambda r, now: assert_trace_is_counted_afresh(r, program, now, backend_name)) \
+        if algorithm == "counting" else None
+    assert_updates_equal_rematerialisation(program, facts, batches, algorithm=algorithm, backend=backend_name,
+                                           each_batch=counted)
 
 
-def assert_updates_equal_rematerialisation(program, facts, batches, *, algorithm: str = "dred",
-                                           backend=None) -> None:
-    """The maintenance property for one case, for tests that vary the engine under it (storage, kernels):
-    after each batch the engine's state is the naive evaluator's rematerialisation. A program with a
-    recursive aggregate is skipped unless ``algorithm`` is remat (the others refuse it, tested above)."""
+def assert_updates_equal_rematerialisation(program, facts, batches, *, algorithm: str = "dred", backend=None,
+                                           each_batch: Callable[[Reasoner, dict], None] | None = None) -> None:
+    """The maintenance property for one case (also for the tests that vary the engine under it: storage,
+    kernels): after each batch the engine's state is the naive evaluator's rematerialisation, and
+    ``each_batch(reasoner, facts now)`` holds. A program with a recursive aggregate is skipped by the
+    algorithms that refuse it (tested above)."""
     reasoner = Reasoner(with_facts(program, facts), **({} if backend is None else {"backend": backend}))
     reasoner.materialise()
     note(str(with_facts(program, facts)))
-    if algorithm != "remat" and recursive_aggregates(reasoner):
+    if algorithm in REFUSE_RECURSIVE_AGGREGATES and recursive_aggregates(reasoner):
         return
     for add, delete in batches:
         note(f"update: add {add}, delete {delete}")
@@ -63,6 +61,8 @@ def assert_updates_equal_rematerialisation(program, facts, batches, *, algorithm
         facts = apply_update(facts, add, delete)
         expected = nonempty(naive_materialise(program, facts))
         assert engine_state(reasoner, expected.keys() | reasoner.analysed.arities.keys()) == expected
+        if each_batch is not None:
+            each_batch(reasoner, facts)
 
 
 def recursive_aggregates(reasoner: Reasoner) -> bool:
