@@ -132,3 +132,27 @@ def test_numpy_writes_larger_tables_whose_columns_span_narrow_ranges(monkeypatch
     assert writers._numpy_writes(IntTable([np.arange(50) * span, np.arange(50)]))   # small: any range
     assert writers._numpy_writes(narrow) and not writers._numpy_writes(wide)
     assert not writers._numpy_writes(IntTable([np.arange(600) % 7, np.arange(600)]))   # above the narrow bound
+
+
+@given(st.lists(st.tuples(st.integers(-2**63, 2**63 - 1), st.integers(-5, 5)), min_size=1, max_size=20))
+def test_python_rows_of_ints_decode_to_the_int_table_polars_types(rows):
+    """Rows of Python ints (an update's facts) become an IntTable without Polars, holding what the
+    Python-rows reader (io/python_rows.py) makes of them."""
+    from deltalog.io.python_rows import rows_table
+    from deltalog.loading import decoded_table
+    table = decoded_table(rows)
+    assert isinstance(table, IntTable)
+    assert same(table.to_polars(), rows_table(rows, 2))
+
+
+@pytest.mark.parametrize("rows", [[(1, True)], [(1, 2.0)], [(1, "2")], [(1, 2**63)], [(-2**63 - 1, 0)], []])
+def test_python_rows_that_are_not_all_64_bit_ints_go_the_polars_way(rows):
+    """A bool, a float, a string, an int beyond 64 bits (refused there, naming it) or no rows at all."""
+    from deltalog.errors import InputError
+    from deltalog.loading import decoded_table
+    try:
+        table = decoded_table(rows, arity=2)
+    except InputError as error:
+        assert "does not fit 64 bits" in str(error)
+        return
+    assert isinstance(table, pl.DataFrame)

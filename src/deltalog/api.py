@@ -36,6 +36,7 @@ from deltalog.syntax.ast import Program, Variable
 if TYPE_CHECKING:   # Polars is imported where a frame is made: a run over int files never needs it
     import polars as pl
     from deltalog.algorithms.maintain import UpdateResult
+    from deltalog.io.int_columns import ColumnTable
 
 __all__ = ["Reasoner", "Summary", "as_table", "read_program"]
 
@@ -175,9 +176,10 @@ class Reasoner(FactLoading):
         arity = self._arities.get(predicate)
         return None if arity is None else pl.DataFrame(schema={f"c{i}": pl.Null for i in range(arity)})
 
-    def _tables(self, data: Mapping[str, Any]) -> dict[str, pl.DataFrame]:
-        """Decoded tables for an update, every arity checked before anything changes."""
-        tables = {p: as_polars(self._table(p, d)) for p, d in data.items()}
+    def _tables(self, data: Mapping[str, Any]) -> dict[str, pl.DataFrame | ColumnTable]:
+        """Decoded tables for an update, every arity checked before anything changes (an IntTable
+        stays one: the backends take it, the local one encodes it without Polars)."""
+        tables = {p: self._table(p, d) for p, d in data.items()}
         for predicate, table in tables.items():
             self._check_arity(predicate, table.width)
         return tables

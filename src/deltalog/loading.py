@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from deltalog.backends.base import FrameLoading
 from deltalog.errors import InputError, UsageError
-from deltalog.io.int_columns import as_polars
+from deltalog.io.int_columns import as_polars, int_rows
 from deltalog.plan import ir
 from deltalog.reasoning.workspace import explicit_relation
 from deltalog.sources import rows_of
@@ -199,6 +199,8 @@ def decoded_table(data: Any, *, format: str | None = None, arity: int | None = N
             return checked(read_rdf(data)["triple"], decl, str(data))
         from deltalog.io.formats import read_decoded
         return read_decoded(data, format=format, arity=arity, decl=decl)
+    if decl is None and isinstance(data, list) and (ints := int_rows(data)) is not None:
+        return ints   # rows of ints: an IntTable, as an int file gives (no Polars frame made and read back)
     from deltalog.io.declared import checked
     import polars as pl
     from deltalog.io.readers import values_frame

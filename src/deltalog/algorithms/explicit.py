@@ -26,6 +26,7 @@ from deltalog.reasoning.workspace import Role, explicit_relation
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
     import polars as pl
+    from deltalog.io.int_columns import ColumnTable
 
 Raw = tuple[str, int] | None
 """A side as given: its scratch relation and the distinct facts in it (None: the update has no such side)."""
@@ -74,11 +75,11 @@ def change_in_place(update: Update, add, delete, generations: tuple[int, int], i
             {p: t for p, t in delete.items() if p not in only_deleted})
 
 
-def load_raw(update: Update, add: Mapping[str, pl.DataFrame],
-             delete: Mapping[str, pl.DataFrame]) -> dict[tuple[Role, str], tuple[str, int]]:
+def load_raw(update: Update, add: Mapping[str, pl.DataFrame | ColumnTable],
+             delete: Mapping[str, pl.DataFrame | ColumnTable]) -> dict[tuple[Role, str], tuple[str, int]]:
     """Every side as given, encoded into its scratch relation (in one call where the backend can),
     by (role, predicate)."""
-    tables: dict[tuple[Role, str], tuple[str, pl.DataFrame]] = {}
+    tables: dict[tuple[Role, str], tuple[str, pl.DataFrame | ColumnTable]] = {}
     for role, sides in ((Role.RAW_ADDED, add), (Role.RAW_DELETED, delete)):
         for predicate, table in sides.items():
             name = update.workspace.relation(role, predicate, update.reasoning.arities[predicate])

