@@ -52,3 +52,29 @@ def test_int_extremes_are_the_ids_of_rows_holding_them(data, function):
     groups, answers = ([value for _, value in d.decode(out.columns[c])] for c in ("G", "A"))
     got = dict(zip(groups, answers))
     assert got == expected and len(d.kinds) == size   # nothing added to the dictionary
+
+
+@given(rows, st.sampled_from(["count", "min", "max", "sum", "median"]), st.booleans(), st.booleans())
+def test_one_group_column_by_every_path(data, function, duplicated, sparse):
+    """One group column: min and max of ints by direct addressing over the groups' span (or, ``sparse``,
+    by the sorting path), count by one packed sort reading only the group field; answers as the model's,
+    groups in id order either way."""
+    from unittest import mock
+
+    from deltalog.backends.local import aggregate
+    d = Dictionary()
+    data = data + data[:3] if duplicated else data
+    g, h, v = (np.array([r[i] for r in data], np.int64) for i in range(3))
+    frame = Frame({"V": d.encode_ints(v), "H": d.encode_ints(h), "G": d.encode_ints(g)}, len(data))
+    with mock.patch.multiple(aggregate, DENSE_GROUP_SPAN=0 if sparse else 4, DENSE_GROUP_MIN=0 if sparse else 1 << 16):
+        out = aggregate_frame(frame, ("G",), function, "V", "A", d)
+    assert out.columns["G"].tolist() == sorted(out.columns["G"].tolist())
+    decoded = [[value for _, value in d.decode(out.columns[c])] for c in ("G", "A")]
+    # the model groups by (G, H): H is another variable of the aggregate's body here
+    bindings: dict[int, set[tuple[int, int]]] = {}
+    for key, other, value in set(data):
+        bindings.setdefault(key, set()).add((other, value))
+    values = {key: sorted(value for _, value in b) for key, b in bindings.items()}
+    pick = {"count": lambda k: len(bindings[k]), "min": lambda k: min(values[k]), "max": lambda k: max(values[k]),
+            "sum": lambda k: sum(values[k]), "median": lambda k: statistics.median(values[k])}[function]
+    assert dict(zip(decoded[0], decoded[1])) == {key: pick(key) for key in bindings}

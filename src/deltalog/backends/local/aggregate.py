@@ -10,6 +10,9 @@ from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.values import FLOAT, INT
 
+DENSE_GROUP_SPAN, DENSE_GROUP_MIN = 4, 1 << 16
+"""min/max address groups directly when their ids span at most 4x the rows plus 2^16 (as encode_ints)."""
+
 
 def _boundaries(sorted_columns: list[np.ndarray], n: int) -> np.ndarray:
     """Mask of rows that start a new run of equal keys in sorted columns."""
@@ -103,6 +106,13 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
     already grouped (one sort of packed keys for both jobs): count needs no other sort, min and max
     of ints are one ``reduceat``, and the others sort values only within groups, by the group's
     number and the value (the group columns are not moved)."""
+    if function in ("min", "max") and argument and len(group_by) == 1 and rows.length:
+        # duplicates cannot change an extreme: no distinct rows needed, and a dense group column no sort
+        if (dense := _dense_extremes(rows, group_by[0], argument, function, output, d)) is not None:
+            return dense
+    if function == "count" and len(group_by) == 1 and rows.length > 1:
+        if (counted := _packed_counts(rows, group_by[0], output, d)) is not None:
+            return counted
     rows = distinct_frame(rows.select(group_by + tuple(c for c in rows.columns if c not in group_by)))
     if rows.length == 0:
         return Frame.empty(group_by + (output,))
@@ -121,6 +131,46 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
     columns = {g: rows.columns[g][starts][keep] for g in group_by}
     columns[output] = ids[keep]
     return Frame(columns, int(keep.sum()))
+
+
+def _dense_extremes(rows: Frame, group: str, argument: str, function: str, output: str,
+                    d: Dictionary) -> Frame | None:
+    """min or max of int values per group of one column whose ids span a small range, by direct
+    addressing: ``ufunc.at`` into an array over the span, then the id of any row holding its group's
+    extreme (an int has one id), groups in id order as the sorting path gives them. None when the span
+    is wide or a value is not an int. Pipeline's ``min X : { edge(X, Y) }`` over 0.5M rows: no sort of
+    packed pairs, no unpacking (issue 15)."""
+    keys, ids = rows.columns[group], rows.columns[argument]
+    low = int(keys.min())
+    span = int(keys.max()) - low + 1
+    if span > DENSE_GROUP_SPAN * rows.length + DENSE_GROUP_MIN or (ints := decode_ints(ids, d)) is None:
+        return None
+    at = keys - low if low else keys
+    minimum = function == "min"
+    extreme = np.full(span, np.iinfo(np.int64).max if minimum else np.iinfo(np.int64).min, np.int64)
+    (np.minimum if minimum else np.maximum).at(extreme, at, ints)
+    holding = np.flatnonzero(ints == extreme[at])
+    holder = np.full(span, -1, np.int64)   # ids are >= 0; every group has a row holding its extreme
+    holder[at[holding]] = ids[holding]
+    groups = np.flatnonzero(holder >= 0)
+    return Frame({group: groups + low, output: holder[groups]}, groups.size)
+
+
+def _packed_counts(rows: Frame, group: str, output: str, d: Dictionary) -> Frame | None:
+    """count of the distinct bindings per group of one column, when all columns pack into one key (the
+    group's field first): one sort, and only the group field of each group's first key unpacked.
+    None when they need more than one key."""
+    names = (group,) + tuple(c for c in rows.columns if c != group)
+    packed = _packed_groups([rows.columns[n] for n in names])
+    if len(packed) != 1:
+        return None
+    key, lows, widths = packed[0]
+    key.sort()
+    unique = key[_boundaries([key], key.size)]
+    in_group = unique >> sum(widths[1:])
+    starts = np.flatnonzero(_boundaries([in_group], in_group.size))
+    counts = np.diff(np.append(starts, in_group.size))
+    return Frame({group: in_group[starts] + lows[0], output: d.encode_ints(counts.astype(np.int64))}, starts.size)
 
 
 def _extreme_ids(ids: np.ndarray, ints: np.ndarray, function: str, starts: np.ndarray,

@@ -286,7 +286,10 @@ def _distinct(node: ir.Distinct, ctx: Context) -> Iterator[Frame]:
 
 @stream.register
 def _aggregate(node: ir.Aggregate, ctx: Context) -> Iterator[Frame]:
-    rows = materialise(node.input, ctx)
+    # aggregate_frame makes its input distinct itself, grouped by the same sort (min and max need no
+    # distinct rows at all): the planner's Distinct below it would sort the rows a second time
+    source = node.input.input if isinstance(node.input, ir.Distinct) else node.input
+    rows = materialise(source, ctx)
     yield aggregate_frame(rows, node.group_by, node.function, node.argument, node.output, ctx.dictionary)
 
 
