@@ -22,6 +22,7 @@ import itertools
 import numpy as np
 
 from deltalog.storage.deathcounts import DeadBits, DeathCounts
+from deltalog.storage.deaths import RowDeaths
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.history import ALIVE, RowHistory
 from deltalog.storage.index import Prober, SortedIndex
@@ -35,10 +36,11 @@ __all__ = ["ALIVE", "Relation"]
 _LAYOUTS = itertools.count(1)
 
 
-class Relation(RowWindows, RowHistory):
+class Relation(RowWindows, RowHistory, RowDeaths):
     """Rows of one predicate (arity 0 is stored as one hidden all-zero column); the ``rows``
     representation of storage/stored.py (its views: storage/windows.py; rollback, compaction and
-    what saves read: storage/history.py)."""
+    what saves read: storage/history.py; which rows are dead, as views and counts see them:
+    storage/deaths.py)."""
 
     def __init__(self, name: str, arity: int) -> None:
         self.name, self.arity = name, arity
@@ -198,71 +200,6 @@ class Relation(RowWindows, RowHistory):
         probe = TupleSet(self._width, lambda ids: [c[ids] for c in columns])
         probe.rebuild(columns, np.arange(len(columns[0])), max(self._max_id, 0))
         return probe.contains(self._rows_at(rows))
-
-    def died(self, allocate: bool = False) -> np.ndarray:
-        """The deleting generation of every row (ALIVE for live rows), as a writable view."""
-        if self._died is None:
-            if not allocate:
-                return np.full(len(self), ALIVE, np.int64)
-            self._died = GrowableArray.filled(len(self), ALIVE, np.int64)
-        return self._died.view()
-
-    def dead_rows(self) -> np.ndarray:
-        """The ids of the rows deleted now (kept small: compaction forgets them)."""
-        if len(self._dead) != 1:
-            self._dead = [np.concatenate(self._dead) if self._dead else np.empty(0, np.int64)]
-        rows = self._dead[0]
-        if not self._dead_exact and rows.size and self._died is not None:
-            # a row that revived and died again is listed twice: once is what every count means
-            rows = sorted_unique(rows[self._died.view()[rows] != ALIVE])
-            self._dead = [rows]
-        self._dead_exact = True
-        return rows
-
-    def count(self, lo: int, hi: int, visible: int | None, deleted) -> int:
-        """Rows lo..hi a scan with these death conditions reads, in O(deleted rows) (remembered until
-        rows die or revive: appending rows leaves the answer for a fixed range unchanged)."""
-        if deleted is None and self.deleted_rows == 0:
-            return hi - lo
-        key = (lo, hi, visible, deleted)
-        if key not in self._counts:
-            if len(self._counts) >= 4096:   # a relation that only grows keeps asking new ranges
-                self._counts.clear()
-            self._counts[key] = self._count_dead_aware(lo, hi, visible, deleted)
-        return self._counts[key]
-
-    def _count_dead_aware(self, lo: int, hi: int, visible: int | None, deleted) -> int:
-        if self._died is None:   # nothing ever deleted: no O(relation) array of ALIVE marks to build
-            return 0 if deleted is not None else hi - lo
-        if deleted is None and visible is None and lo == 0 and hi == len(self):   # every live row
-            return hi - self.deleted_rows
-        known = self._deaths.dead_among(lo, hi, visible, deleted)
-        if known is not None:
-            return known if deleted is not None else hi - lo - known
-        dead = self.dead_rows()
-        dead = dead[(dead >= lo) & (dead < hi)]
-        if deleted is None and visible is None:   # no gather of death marks (random reads of a long array)
-            return hi - lo - dead.size
-        died = self._died.view()[dead]
-        if deleted is not None:
-            return int(((died >= deleted[0]) & (died < (ALIVE if deleted[1] is None else deleted[1]))).sum())
-        return hi - lo - (dead.size if visible is None else int((died <= visible).sum()))
-
-    def death_mask(self, rows: np.ndarray, visible: int | None, deleted) -> np.ndarray | None:
-        """Which of the given rows a scan with these death conditions reads (None: all of them)."""
-        if deleted is None and self.deleted_rows == 0:
-            return None
-        if self._died is None:   # nothing ever deleted (see _count_dead_aware)
-            return np.zeros(len(rows), bool)
-        if deleted is None and visible is None:   # live rows: one bit each, not an 8-byte mark
-            if self._dead_bits is None:
-                self._dead_bits = DeadBits(len(self), self.dead_rows())
-            return ~self._dead_bits.dead(rows)
-        died = self._died.view()[rows]
-        if deleted is not None:
-            lo, hi = deleted
-            return (died >= lo) & (died < (ALIVE if hi is None else hi))
-        return died == ALIVE if visible is None else died > visible
 
     @classmethod
     def restore(cls, name: str, arity: int, columns: list[np.ndarray], generations: list[int],
