@@ -11,12 +11,15 @@ import numpy as np
 
 from deltalog.storage.deathcounts import DeadBits, DeathCounts
 from deltalog.storage.growable import GrowableArray
-from deltalog.storage.history import ALIVE
 from deltalog.storage.uniques import sorted_unique
+
+ALIVE = np.iinfo(np.int64).max
+"""The death mark of a live row."""
 
 
 class RowDeaths:
-    """Death marks, dead rows and death-aware counts of :class:`~deltalog.storage.relation.Relation`."""
+    """Death marks, dead rows and death-aware counts of :class:`~deltalog.storage.relation.Relation`
+    (its history, storage/history.py, builds on them)."""
 
     if TYPE_CHECKING:   # provided by Relation
         deleted_rows: int

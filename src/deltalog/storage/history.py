@@ -14,37 +14,27 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from deltalog.storage.deaths import ALIVE, RowDeaths
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.tupleset import TupleSet
 from deltalog.storage.uniques import sorted_unique
 
-ALIVE = np.iinfo(np.int64).max
-"""The death mark of a live row."""
 
 REVIVE_OWN_INDEX = 8
 """Rows deleted since a revival's generation get an index of their own below 1/8 of the relation."""
 
 
-class RowHistory:
+class RowHistory(RowDeaths):
     """Rollback, revival, compaction and the saved history of :class:`~deltalog.storage.relation.Relation`."""
 
-    if TYPE_CHECKING:   # provided by Relation
-        from deltalog.storage.deathcounts import DeadBits, DeathCounts
-
+    if TYPE_CHECKING:   # provided by Relation (the death state's attributes: RowDeaths)
         name: str
         arity: int
-        deleted_rows: int
         tuples: TupleSet
         layout: int
         journal_overflow: bool
         _cols: list[GrowableArray]
-        _died: GrowableArray | None
-        _dead: list[np.ndarray]
-        _dead_exact: bool
-        _deaths: DeathCounts
-        _dead_bits: DeadBits | None
-        _counts: dict[tuple, int]
         _generations: list[int]
         _ends: list[int]
         _max_id: int
@@ -53,14 +43,11 @@ class RowHistory:
         _latest_death: int | None
         _width: int
 
-        def __len__(self) -> int: ...
         def _reset(self) -> None: ...
         def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]: ...
         def _stamp(self, generation: int) -> None: ...
         def stored_columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]: ...
         def rows_for(self, since: int, until: int | None) -> tuple[int, int]: ...
-        def died(self, allocate: bool = False) -> np.ndarray: ...
-        def dead_rows(self) -> np.ndarray: ...
         def index(self, positions: tuple[int, ...]) -> SortedIndex: ...
 
     # ---- reviving rows an update deleted (Relation.insert with ``revive_since``) ----------------

@@ -22,9 +22,9 @@ import itertools
 import numpy as np
 
 from deltalog.storage.deathcounts import DeadBits, DeathCounts
-from deltalog.storage.deaths import RowDeaths
 from deltalog.storage.growable import GrowableArray
-from deltalog.storage.history import ALIVE, RowHistory
+from deltalog.storage.deaths import ALIVE
+from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan, rows_equal_to
 from deltalog.storage.tupleset import TupleSet
@@ -36,7 +36,7 @@ __all__ = ["ALIVE", "Relation"]
 _LAYOUTS = itertools.count(1)
 
 
-class Relation(RowWindows, RowHistory, RowDeaths):
+class Relation(RowWindows, RowHistory):
     """Rows of one predicate (arity 0 is stored as one hidden all-zero column); the ``rows``
     representation of storage/stored.py (its views: storage/windows.py; rollback, compaction and
     what saves read: storage/history.py; which rows are dead, as views and counts see them:
