@@ -16,6 +16,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from deltalog.errors import InputError
 from deltalog.io.datasets import part_format, predicate_of_name, skipped_name
+from deltalog.io.formats import DIALECTS
 from deltalog.io.writers import PREDICATE_RE
 from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.io import (
@@ -83,7 +84,7 @@ def read_dataset(spark: SparkSession, directory: str, *, arity: int | None = Non
     with translated():
         for fmt, paths in sorted(by_format.items()):
             frame = _parquet(spark, paths, arity) if fmt == "parquet" else \
-                _text(spark, paths, "," if fmt == "csv" else "\t", fmt == "csv", arity)
+                _text(spark, paths, DIALECTS[fmt], arity)
             if frame is not None:
                 frames.append(frame)
     if not frames:

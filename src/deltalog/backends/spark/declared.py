@@ -15,7 +15,7 @@ from pyspark.sql.types import DoubleType, FloatType, IntegralType, StringType
 
 from deltalog.backends.spark.codec import tag_cells, tag_native
 from deltalog.backends.spark.delimited import read_cells
-from deltalog.io.formats import DIALECTS
+from deltalog.io.formats import DIALECTS, Dialect
 from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.expressions import column as col, tag_double, tag_long
 from deltalog.errors import InputError
@@ -36,7 +36,7 @@ def read_declared(spark: SparkSession, path: str, *, arity: int | None = None, d
         if fmt == "parquet":
             raw, tagged = _parquet(spark, path, decl)
         else:
-            raw, tagged = _text(spark, path, "," if fmt == "csv" else "\t", fmt == "csv", decl)
+            raw, tagged = _text(spark, path, DIALECTS[fmt], decl)
         frame = raw.select(*[t.alias(f"c{i}") for i, t in enumerate(tagged)], *[F.col(f"_r{i}") for i in
                                                                               range(decl.arity)])
         _validate(frame, path, decl)
@@ -61,9 +61,9 @@ def tag_declared(data: DataFrame, decl, source: str = "the DataFrame") -> DataFr
     return frame.select(*[f"c{i}" for i in range(decl.arity)])
 
 
-def _text(spark: SparkSession, path: str, separator: str, quoted: bool, decl) -> tuple[DataFrame, list[Column]]:
+def _text(spark: SparkSession, path: str, dialect: Dialect, decl) -> tuple[DataFrame, list[Column]]:
     """Delimited text read as strings with the options of ``io._text``, then typed by the declaration."""
-    raw = read_cells(spark, path, decl.arity, DIALECTS["csv" if quoted else "tsv"])
+    raw = read_cells(spark, path, decl.arity, dialect)
     raw = raw.select(*[F.coalesce(F.col(f"c{i}"), F.lit("")).alias(f"_r{i}") for i in range(decl.arity)])
     return raw, [_tag(F.col(f"_r{i}"), t) for i, t in enumerate(decl.types)]
 

@@ -19,7 +19,7 @@ from deltalog.io.writers import PREDICATE_RE
 from deltalog.storage.values import CANONICAL_FLOAT, CANONICAL_INT, XSD_DOUBLE, XSD_INTEGER, XSD_STRING
 from deltalog.backends.spark.codec import quoted, tag_cells, tag_frame
 from deltalog.backends.spark.delimited import read_cells
-from deltalog.io.formats import DIALECTS
+from deltalog.io.formats import DIALECTS, Dialect
 from deltalog.backends.spark.errors import translated
 from deltalog.backends.spark.expressions import column, tag_double, tag_long
 
@@ -84,7 +84,7 @@ def read_table(spark: SparkSession, path: str, *, format: str | None = None,
     with translated():
         if fmt == "parquet":
             return _parquet(spark, path, arity)
-        return _text(spark, path, "," if fmt == "csv" else "\t", fmt == "csv", arity)
+        return _text(spark, path, DIALECTS[fmt], arity)
 
 
 def _parquet(spark: SparkSession, path: str | list[str], arity: int | None) -> DataFrame:
@@ -101,26 +101,25 @@ def _span(path: str):
     return Span(path, 1, 1)
 
 
-def _text(spark: SparkSession, path: str | list[str], separator: str, quoted: bool,
-          arity: int | None) -> DataFrame | None:
+def _text(spark: SparkSession, path: str | list[str], dialect: Dialect, arity: int | None) -> DataFrame | None:
     """Delimited text without a header: every cell a string (empty cells stay empty strings), ragged rows
     fail. None for blank input of unknown arity (zero facts, no relation: as the embedded reader)."""
-    width = arity if arity is not None else _width(spark, path, separator, quoted)
+    width = arity if arity is not None else _width(spark, path, dialect)
     if arity is None and width == 0:
         return None
-    frame = read_cells(spark, path, width, DIALECTS["csv" if quoted else "tsv"])
+    frame = read_cells(spark, path, width, dialect)
     # Spark reads an unquoted empty field as null; in a fact file it is the empty string
     return frame.select(*[tag_cells(F.coalesce(F.col(f"c{i}"), F.lit(""))).alias(f"c{i}") for i in range(width)])
 
 
-def _width(spark: SparkSession, path: str | list[str], separator: str, quoted: bool) -> int:
+def _width(spark: SparkSession, path: str | list[str], dialect: Dialect) -> int:
     """The number of fields of the first non-blank line (a small job reading one line)."""
     first = spark.read.text(path).where(F.length("value") > 0).first()
     if first is None:
         return 0
     line = first[0]
-    if not quoted:
-        return len(line.split(separator))
+    if dialect.quote is None:
+        return len(line.split(dialect.separator))
     import csv
     return len(next(csv.reader([line])))
 
