@@ -26,7 +26,7 @@ from deltalog.storage.growable import GrowableArray
 from deltalog.storage.deaths import ALIVE
 from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
-from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan, rows_equal_to
+from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
 from deltalog.storage.tupleset import TupleSet
 from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.windows import RowWindows
@@ -183,17 +183,12 @@ class Relation(RowWindows, RowHistory):
         return int(rows.size)
 
     def _rows_equal_to(self, columns: list[np.ndarray]) -> tuple[np.ndarray, bool]:
-        """Stored rows equal to some batch row, and whether exactly (else by fingerprint): by a scan for
-        small deletions from a large relation until the full-row index pays, then by that index (row_scan.py)."""
-        full = tuple(range(self._width))
-        budget = self._budgets.setdefault(full, ScanBudget())
-        if full not in self._indexes and budget.allows(len(self), len(columns[0])):
-            rows = rows_equal_to(self.stored_columns(), columns, self._max_id)
-            if rows is not None:
-                budget.spend(len(self), len(columns[0]))
-                return rows, True
-        index = self.index(full)
-        return index.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1], index.exact
+        """Stored rows equal to some batch row, and whether exactly (else by fingerprint): a probe of the
+        full-row index, answered by a scan for small deletions from a large relation until the index
+        pays (``probed_by``, row_scan.py)."""
+        prober = self.probed_by(tuple(range(self._width)))
+        rows = prober.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1]
+        return rows, prober.exact
 
     def _same_as_some(self, rows: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
         """For fingerprint indexes: which candidate rows really equal a batch row."""

@@ -16,7 +16,8 @@ builds it, and a session of many pays at most about twice what knowing the futur
 
 >>> import numpy as np
 >>> stored = [np.array([0, 1, 2, 1]), np.array([5, 6, 7, 6])]
->>> rows_equal_to(stored, [np.array([1, 9, 2]), np.array([6, 9, 8])], max_id=7).tolist()
+>>> probe = scan_probe(stored, (0, 1), [np.array([1, 9, 2]), np.array([6, 9, 8])], 0, 4, max_id=7)
+>>> probe.expand(0, 3)[1].tolist()
 [1, 3]
 """
 
@@ -102,16 +103,6 @@ def _packed_inside(columns: list[np.ndarray], radix: int) -> tuple[np.ndarray, n
     for column in columns:
         inside &= (column >= 0) & (column < radix)
     return pack([np.where(inside, c, 0) for c in columns], radix), inside
-
-
-def rows_equal_to(stored: list[np.ndarray], batch: list[np.ndarray], max_id: int) -> np.ndarray | None:
-    """Ids (ascending) of the stored rows, live or not, equal to some batch row; None when the rows'
-    keys do not pack into 62 bits (the caller's index then uses fingerprints)."""
-    radix = max(max_id, 0) + 1
-    if not packs(radix, len(stored)):
-        return None
-    keys, inside = _packed_inside(batch, radix)
-    return _matching(stored, radix, sorted_unique(keys[inside]))[0]
 
 
 def scan_probe(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: list[np.ndarray],
