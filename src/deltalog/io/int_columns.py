@@ -227,9 +227,11 @@ def laid_out(blocks: list[np.ndarray], separator: str, *, padded: bool = True) -
 def _column_text(values: np.ndarray) -> tuple[np.ndarray, bool]:
     """``_right_aligned`` of a column; when its values span a range much smaller than the column (ids,
     counters: the usual int column), the texts of the range are made once and gathered row by row."""
-    if not narrow_range(values, values.size // 4):
+    if values.size == 0:
         return _right_aligned(values)
     lo, hi = int(values.min()), int(values.max())
+    if hi - lo >= values.size // 4:   # as ``narrow_range``, with the bounds kept for the texts
+        return _right_aligned(values)
     text, padded = _right_aligned(np.arange(lo, hi + 1, dtype=np.int64))
     rows = np.ascontiguousarray(text).view(f"V{text.shape[1]}").ravel()   # one fixed-size item a text
     return rows[values - lo].view(np.uint8).reshape(values.size, text.shape[1]), padded
