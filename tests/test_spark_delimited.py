@@ -56,12 +56,20 @@ def test_a_malformed_quote_is_refused_naming_its_line(spark, tmp_path):
         Reasoner(PROGRAM, backend="spark").load_directory(tmp_path)
 
 
+@pytest.mark.parametrize("name,text,line", [("q.csv", "a,b\nc\n", 2), ("q.tsv", "a\tb\n\nc\td\te\n", 3),
+                                            ("q.csv", 'a,b\n"c",d\ne,f,g\r\n', 3)])
+def test_a_ragged_row_is_refused_naming_its_line(spark, tmp_path, name, text, line):
+    (tmp_path / name).write_text(text)
+    with pytest.raises(InputError, match=rf"q\.[ct]sv:{line}:1.*expected 2"):
+        Reasoner(PROGRAM, backend="spark").load_directory(tmp_path)
+
+
 def test_files_a_writer_made_go_to_sparks_reader_alone(spark, tmp_path):
     buffer = io.StringIO()
     rows = [["a b", 'say "hi"'], ["x,y", ""], ["", "7"], ["line\nbreak", " z "]]
     csv.writer(buffer, lineterminator="\n").writerows(rows)
     (tmp_path / "q.csv").write_text(buffer.getvalue())
-    plain, suspects = _split_suspects(spark, str(tmp_path / "q.csv"), DIALECTS["csv"])
+    plain, suspects = _split_suspects(spark, str(tmp_path / "q.csv"), DIALECTS["csv"], 2)
     assert len(plain) == 1 and suspects == []
     local, on_spark = read_both(tmp_path)
     assert local == on_spark and len(local) == 4

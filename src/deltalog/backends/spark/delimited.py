@@ -10,6 +10,8 @@ RFC 4180 for CSV, docs/semantics.md) in ways no option turns off, some of them s
 - the line end is guessed from the file's first one, so in a file whose lines end both ways the
   others keep a ``\\r`` in their last cell: Python's csv writer makes such files (CRLF line ends and
   a line break inside a quoted cell, ``a,"x<LF>y"<CR><LF>c,d<CR><LF>`` read ``d\\r``);
+- a row of another width than the predicate's fails the job, and Spark's error names no line (the
+  embedded reader names it);
 - characters up to the space after a closing quote are skipped (``"a" ,x`` reads as ``a``, ``x``),
   where the embedded reader refuses the file; quotes inside unquoted cells and quoted cells that run
   to the end of the file are read some lenient way (``unescapedQuoteHandling=RAISE_ERROR`` refuses
@@ -52,7 +54,7 @@ def read_cells(spark: SparkSession, paths: str | list[str], width: int, dialect:
     reader (module docstring), which are parsed on the driver by that reader's parser, or refused
     with its error."""
     schema = ", ".join(f"c{i} string" for i in range(width)) or "c0 string"
-    plain, suspects = _split_suspects(spark, paths, dialect)
+    plain, suspects = _split_suspects(spark, paths, dialect, width)
     frames = [spark.read.csv(plain, schema=schema, **csv_options(dialect))] if plain else []
     frames += [spark.createDataFrame(list(zip(*_parse_on_driver(spark, s, width, dialect))), schema)
                for s in suspects]
@@ -61,11 +63,13 @@ def read_cells(spark: SparkSession, paths: str | list[str], width: int, dialect:
     return reduce(DataFrame.unionAll, frames)
 
 
-def _split_suspects(spark: SparkSession, paths: str | list[str], dialect: Dialect) -> tuple[list[str], list[str]]:
+def _split_suspects(spark: SparkSession, paths: str | list[str], dialect: Dialect,
+                    width: int) -> tuple[list[str], list[str]]:
     """The files (as Spark names them) univocity reads as the embedded reader does, and the suspect
     ones, by one job over their lines (a file without lines has no cells and is in neither)."""
     lines = spark.read.text(paths, lineSep="\n")
-    per_file = lines.groupBy(F.input_file_name().alias("file")).agg(*_suspicions(F.col("value"), dialect))
+    found = _suspicions(F.col("value"), dialect) + [_ragged(F.col("value"), dialect, width)]
+    per_file = lines.groupBy(F.input_file_name().alias("file")).agg(*found)
     flags = [c for c in per_file.columns if c != "file"]
     files = sorted((row["file"], any(row[f] for f in flags)) for row in per_file.collect())
     return [f for f, suspect in files if not suspect], [f for f, suspect in files if suspect]
@@ -85,9 +89,29 @@ def _suspicions(line: Column, dialect: Dialect) -> list[Column]:
     return found
 
 
+def _ragged(line: Column, dialect: Dialect, width: int) -> Column:
+    """True for a file with a non-empty line of more or fewer separators than ``width`` cells have, so
+    that the embedded parser refuses it naming the line. Lines with a quote are left to Spark's
+    FAILFAST (their separators may be quoted); a line inside a quoted cell may be flagged, which only
+    sends a well-formed file to the driver."""
+    body = F.regexp_replace(line, "\r$", "")
+    separators = F.length(body) - F.length(F.translate(body, dialect.separator, ""))
+    wrong = (F.length(body) > 0) & (separators != width - 1)
+    if dialect.quote is not None:
+        wrong = wrong & ~body.contains(dialect.quote)
+    return F.max(wrong).alias("ragged")
+
+
 def _parse_on_driver(spark: SparkSession, file: str, width: int, dialect: Dialect) -> list[list[str]]:
     """A whole file's cells by column, parsed as the embedded reader parses it (or its error)."""
     from deltalog.io.text_rows import text_columns
     whole = spark.read.text(file, wholetext=True).first()
     data = ("" if whole is None else whole[0]).encode("utf-8")
-    return text_columns(data, file, dialect, width) or [[] for _ in range(width)]
+    return text_columns(data, _shown(file), dialect, width) or [[] for _ in range(width)]
+
+
+def _shown(file: str) -> str:
+    """A file as errors name it: a local path for Spark's ``file:`` URIs, which users did not write."""
+    from urllib.parse import unquote, urlparse
+    parts = urlparse(file)
+    return unquote(parts.path) if parts.scheme == "file" else file
