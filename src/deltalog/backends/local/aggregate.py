@@ -8,6 +8,7 @@ from deltalog.backends.local.expressions import Vals, decode_ids, decode_ints, e
 from deltalog.storage.hashset import sort_with_positions
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import Dictionary
+from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.values import FLOAT, INT
 
 DENSE_GROUP_SPAN, DENSE_GROUP_MIN = 4, 1 << 16
@@ -37,8 +38,7 @@ def distinct_frame(frame: Frame) -> Frame:
     groups = _packed_groups([frame.columns[n] for n in names])
     if len(groups) == 1:
         key, lows, widths = groups[0]
-        key.sort()
-        unique = key[_boundaries([key], key.size)]
+        unique = sorted_unique(key)
         return Frame(dict(zip(names, _unpack(unique, lows, widths))), unique.size)
     keys = [key for key, _, _ in groups]
     order = np.lexsort(keys[::-1])
@@ -165,8 +165,7 @@ def _packed_counts(rows: Frame, group: str, output: str, d: Dictionary) -> Frame
     if len(packed) != 1:
         return None
     key, lows, widths = packed[0]
-    key.sort()
-    unique = key[_boundaries([key], key.size)]
+    unique = sorted_unique(key)
     in_group = unique >> sum(widths[1:])
     starts = np.flatnonzero(_boundaries([in_group], in_group.size))
     counts = np.diff(np.append(starts, in_group.size))
