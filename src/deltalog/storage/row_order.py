@@ -1,0 +1,145 @@
+"""Stretches of a relation's rows already in key order: an index that costs one pass to find.
+
+A relation's rows are stored in the order they were derived, and derivations often come out sorted:
+a closure kernel emits its pairs source by source, so DAG-R's 22.2M ``path`` rows are two stretches
+sorted on (source, target) and a ~2,500-row jumble between them. Within such a stretch the rows of a
+key are one range that a binary search finds, as in a built index's run (storage/index.py), without
+the index's sort of every row (0.7-1.0 s on ``path``) or a scan's pass over them per probe
+(storage/row_scan.py: 40-50 ms on one column, 160 ms for a deletion's 261k full rows). The stretches
+are learnt once, by a pass over the rows comparing each key with the one before (rows are only ever
+appended: compaction and rollback renumber rows into a new relation state, storage/history.py, and
+with it a new :class:`SortedStretches`), then only over rows appended since.
+
+>>> stretches = SortedStretches(min_rows=100)
+>>> stored = [np.concatenate([np.arange(200), [7, 3], np.arange(300)])]
+>>> stretches.learn(stored, (0,), 300)
+502
+>>> stretches.spans(0, 502)
+[(0, 200), (202, 502)]
+>>> spans = stretches.searched(stored, (0,), stretches.spans(0, 502), np.array([5, 250]), 300)
+>>> spans
+[(0, 200, 0, 1), (202, 502, 0, 2)]
+>>> [r.tolist() for r in stretches.matches(stored, (0,), spans, np.array([5, 250]), 300)]
+[[5, 5, 250], [5, 207, 452]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deltalog.storage.tupleset import pack, unpack
+
+LEARN_CHUNK = 1 << 18
+"""Rows compared at a time while learning (the packed keys of a chunk stay small and cache-friendly)."""
+MIN_STRETCH_ROWS = 1 << 15
+"""Shorter sorted runs are not remembered: scanning 32k rows costs ~0.1 ms, a binary search per key
+sought into a run costs about as much for a few hundred keys, and a jumbled relation has millions of
+runs of a few rows."""
+SEARCH_COST_IN_ROWS = 64
+"""A stretch is searched rather than scanned when it holds more rows than this times the keys sought:
+a key's two bounds cost two vectorised binary searches (a first column's ``np.searchsorted``, then
+bisection steps over the other columns), ~0.1-0.2 us a key against ~2-3 ns a scanned row."""
+
+
+class SortedStretches:
+    """The row ranges of a relation (at least ``min_rows`` long) whose keys on some positions are in
+    lexicographic order, for the rows learnt so far (``covered``)."""
+
+    def __init__(self, min_rows: int | None = None) -> None:
+        self.min_rows = MIN_STRETCH_ROWS if min_rows is None else min_rows
+        self.covered = 0
+        self.open_lo = 0          # where the sorted run reaching row ``covered`` starts
+        self.last: tuple[int, ...] = ()   # the key of row covered - 1
+        self.closed: list[tuple[int, int]] = []
+
+    def learn(self, stored: list[np.ndarray], positions: tuple[int, ...], radix: int) -> int:
+        """Extend the stretches over rows appended since the last call (their ids below ``radix``, which
+        packs ``positions`` exactly); return how many rows it read."""
+        n = len(stored[0])
+        if n < self.covered:   # not an append (never, for a relation's rows): start afresh, to stay exact
+            self.covered, self.open_lo, self.last, self.closed = 0, 0, (), []
+        read = n - self.covered
+        for lo in range(self.covered, n, LEARN_CHUNK):
+            self._learn_chunk([stored[p][lo:lo + LEARN_CHUNK] for p in positions], lo, radix)
+        return read
+
+    def _learn_chunk(self, columns: list[np.ndarray], lo: int, radix: int) -> None:
+        keys = pack(columns, radix)
+        before = pack([np.array([v]) for v in self.last], radix) if self.last else keys[:1]
+        drops = np.flatnonzero(np.concatenate([keys[:1] < before, keys[1:] < keys[:-1]])) + lo
+        if drops.size:
+            starts = np.concatenate([[self.open_lo], drops])
+            long = np.flatnonzero(drops - starts[:-1] >= self.min_rows)
+            self.closed.extend(zip(starts[long].tolist(), drops[long].tolist()))
+            self.open_lo = int(drops[-1])
+        self.covered = lo + len(columns[0])
+        self.last = tuple(int(c[-1]) for c in columns)
+
+    def spans(self, row_lo: int, row_hi: int) -> list[tuple[int, int]]:
+        """The stretches' parts inside rows row_lo..row_hi (ascending)."""
+        runs = self.closed + ([(self.open_lo, self.covered)] if self.covered - self.open_lo >= self.min_rows else [])
+        parts = [(max(a, row_lo), min(b, row_hi)) for a, b in runs]
+        return [(a, b) for a, b in parts if b > a]
+
+    @staticmethod
+    def searched(stored: list[np.ndarray], positions: tuple[int, ...], spans: list[tuple[int, int]],
+                 wanted: np.ndarray, radix: int) -> list[tuple[int, int, int, int]]:
+        """(row lo, row hi, first key, last key) of the spans worth a binary search for the ``wanted``
+        keys (packed in ``radix``, sorted): those holding more than ``SEARCH_COST_IN_ROWS`` rows per
+        wanted key within the span's own key range (keys first..last - 1 of ``wanted``)."""
+        chosen = []
+        for a, b in spans:
+            ends = pack([stored[p][[a, b - 1]] for p in positions], radix)
+            first, last = np.searchsorted(wanted, ends[0]), np.searchsorted(wanted, ends[1], "right")
+            if b - a > SEARCH_COST_IN_ROWS * (last - first):
+                chosen.append((a, b, int(first), int(last)))
+        return chosen
+
+    @staticmethod
+    def matches(stored: list[np.ndarray], positions: tuple[int, ...], spans: list[tuple[int, int, int, int]],
+                wanted: np.ndarray, radix: int) -> tuple[np.ndarray, np.ndarray]:
+        """(packed keys, row ids) of the rows in ``spans`` (``searched``'s) whose key is among ``wanted``,
+        ordered by key, then row: each key in a span's key range is bounded by binary search, the ranges
+        are put key by key, span by span (spans ascend), then expanded."""
+        key_columns = unpack(wanted, radix, len(positions))
+        parts = [(np.arange(first, last),) + _bounds([stored[p] for p in positions], a, b,
+                                                       [c[first:last] for c in key_columns], radix)
+                 for a, b, first, last in spans]
+        if not parts:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        key_at, lo, hi = (np.concatenate([part[i] for part in parts]) for i in range(3))
+        order = np.argsort(key_at, kind="stable")   # spans in row order within a key
+        key_at, lo, hi = key_at[order], lo[order], hi[order]
+        counts = hi - lo
+        starts = np.cumsum(counts) - counts
+        rows = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(lo - starts, counts)
+        return np.repeat(wanted[key_at], counts), rows
+
+
+def _bounds(columns: list[np.ndarray], a: int, b: int, keys: list[np.ndarray],
+            radix: int) -> tuple[np.ndarray, np.ndarray]:
+    """[lo, hi) row ranges of each key in rows a..b, sorted on ``columns``: the first column's range by
+    ``np.searchsorted`` (keys come sorted, so the searches walk the rows in order), narrowed on the
+    other columns (sorted within equal first values) by vectorised bisection."""
+    first = columns[0][a:b]
+    lo = np.searchsorted(first, keys[0], "left") + a
+    hi = np.searchsorted(first, keys[0], "right") + a
+    if len(columns) == 1:
+        return lo, hi
+    rest, wanted = columns[1:], pack(keys[1:], radix)
+    return _bisect(rest, lo, hi, wanted, radix, False), _bisect(rest, lo, hi, wanted, radix, True)
+
+
+def _bisect(columns: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, wanted: np.ndarray, radix: int,
+            right: bool) -> np.ndarray:
+    """Per key, the first row in lo..hi whose packed ``columns`` are >= the wanted key (> if ``right``)."""
+    lo, hi = lo.copy(), hi.copy()
+    active = np.flatnonzero(lo < hi)
+    while active.size:
+        mid = (lo[active] + hi[active]) >> 1
+        at = pack([c[mid] for c in columns], radix)
+        up = at <= wanted[active] if right else at < wanted[active]
+        lo[active[up]] = mid[up] + 1
+        hi[active[~up]] = mid[~up]
+        active = active[lo[active] < hi[active]]
+    return lo
