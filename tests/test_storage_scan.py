@@ -28,7 +28,8 @@ def stretches_forced(on: bool = True):
     """Every sorted run of rows, however short, is a stretch that every probe binary-searches
     (storage/row_order.py); ``on`` False: the defaults."""
     return mock.patch.multiple(row_order, MIN_STRETCH_ROWS=1 if on else row_order.MIN_STRETCH_ROWS,
-                               SEARCH_COST_IN_ROWS=0 if on else row_order.SEARCH_COST_IN_ROWS)
+                               SEARCH_COST_IN_ROWS=0 if on else row_order.SEARCH_COST_IN_ROWS,
+                               BISECT_COST_IN_ROWS=0 if on else row_order.BISECT_COST_IN_ROWS)
 
 
 def answers(probe, n: int, alive) -> tuple:

@@ -36,9 +36,20 @@ MIN_STRETCH_ROWS = 1 << 15
 sought into a run costs about as much for a few hundred keys, and a jumbled relation has millions of
 runs of a few rows."""
 SEARCH_COST_IN_ROWS = 64
-"""A stretch is searched rather than scanned when it holds more rows than this times the keys sought:
-a key's two bounds cost two vectorised binary searches (a first column's ``np.searchsorted``, then
-bisection steps over the other columns), ~0.1-0.2 us a key against ~2-3 ns a scanned row."""
+"""A stretch is searched rather than scanned when it holds more rows than this times the keys sought
+in its key range, for a key of one column: its two bounds are two ``np.searchsorted``, ~0.13 us a key
+and stretch on DAG-R's ``path`` (a 1,000-edge re-add: 937 keys in 140 stretches of 70k-261k rows)
+against ~2.3 ns a scanned row."""
+BISECT_COST_IN_ROWS = 320
+"""The same for a key of several columns: the first column's range by ``np.searchsorted``, then
+bisection steps that each read a row at random. Measured on ``path``'s full-row probes of 250k keys
+(a 1,000-edge deletion's), in a trial that gave each stretch its bounding box so that a key was
+searched in ~1 stretch (not kept): 0.75 us a key, 0.19 s against 0.13-0.16 s scanning every row."""
+
+
+def search_cost_in_rows(width: int) -> int:
+    """What searching a stretch for one key of ``width`` columns costs, in rows scanned."""
+    return SEARCH_COST_IN_ROWS if width == 1 else BISECT_COST_IN_ROWS
 
 
 class SortedStretches:
@@ -85,13 +96,13 @@ class SortedStretches:
     def searched(stored: list[np.ndarray], positions: tuple[int, ...], spans: list[tuple[int, int]],
                  wanted: np.ndarray, radix: int) -> list[tuple[int, int, int, int]]:
         """(row lo, row hi, first key, last key) of the spans worth a binary search for the ``wanted``
-        keys (packed in ``radix``, sorted): those holding more than ``SEARCH_COST_IN_ROWS`` rows per
-        wanted key within the span's own key range (keys first..last - 1 of ``wanted``)."""
-        chosen = []
+        keys (packed in ``radix``, sorted): those holding more rows than a search of the wanted keys
+        within the span's own key range (keys first..last - 1 of ``wanted``) costs (``search_cost_in_rows``)."""
+        chosen, cost = [], search_cost_in_rows(len(positions))
         for a, b in spans:
             ends = pack([stored[p][[a, b - 1]] for p in positions], radix)
             first, last = np.searchsorted(wanted, ends[0]), np.searchsorted(wanted, ends[1], "right")
-            if b - a > SEARCH_COST_IN_ROWS * (last - first):
+            if b - a > cost * (last - first):
                 chosen.append((a, b, int(first), int(last)))
         return chosen
 

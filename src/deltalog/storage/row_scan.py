@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from deltalog.storage.index import Probe, Run, SortedIndex
-from deltalog.storage.row_order import SEARCH_COST_IN_ROWS, SortedStretches
+from deltalog.storage.row_order import SortedStretches, search_cost_in_rows
 from deltalog.storage.tupleset import pack, packs, radix_for
 from deltalog.storage.uniques import sorted_unique
 
@@ -127,7 +127,7 @@ def scan_probe(stored: list[np.ndarray], positions: tuple[int, ...], key_columns
 def _scan(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: list[np.ndarray], row_lo: int,
           row_hi: int, max_id: int, order: SortedStretches | None) -> tuple[Probe | None, int]:
     """``scan_probe``, and what it cost in rows' worth (``ScanBudget``): the rows learnt and scanned, the
-    keys' cost in the scanned rows' share of the relation, ``SEARCH_COST_IN_ROWS`` a key searched."""
+    keys' cost in the scanned rows' share of the relation, ``search_cost_in_rows`` a key searched."""
     radix = max(max_id, 0) + 1
     if not positions or not packs(radix_for(max_id), len(positions)):
         return None, 0
@@ -140,7 +140,7 @@ def _scan(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: lis
     if searched:
         found_keys, found = SortedStretches.matches(stored, positions, searched, wanted, radix)
         runs.append(Run.build(row_lo, row_hi, found_keys, found, None))
-        cost += SEARCH_COST_IN_ROWS * sum(last - first for _, _, first, last in searched)
+        cost += search_cost_in_rows(len(positions)) * sum(last - first for _, _, first, last in searched)
     gaps = _gaps([(a, b) for a, b, _, _ in searched], row_lo, row_hi)
     found, found_keys = _matching_in(stored, positions, gaps, radix, wanted)
     runs.append(SortedIndex.run_of(found_keys, found, row_lo, row_hi))
