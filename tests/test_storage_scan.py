@@ -25,11 +25,12 @@ def scans_forced(budget: int = 10**9):
 
 
 def stretches_forced(on: bool = True):
-    """Every sorted run of rows, however short, is a stretch that every probe binary-searches
-    (storage/row_order.py); ``on`` False: the defaults."""
+    """Every sorted run of rows, however short, is a stretch that every probe searches (storage/row_order.py),
+    by its keys' offsets once it is closed if its key is one column; ``on`` False: the defaults."""
     return mock.patch.multiple(row_order, MIN_STRETCH_ROWS=1 if on else row_order.MIN_STRETCH_ROWS,
                                SEARCH_COST_IN_ROWS=0 if on else row_order.SEARCH_COST_IN_ROWS,
-                               BISECT_COST_IN_ROWS=0 if on else row_order.BISECT_COST_IN_ROWS)
+                               BISECT_COST_IN_ROWS=0 if on else row_order.BISECT_COST_IN_ROWS,
+                               DENSE_ROWS_PER_KEY=0 if on else row_order.DENSE_ROWS_PER_KEY)
 
 
 def answers(probe, n: int, alive) -> tuple:

@@ -137,8 +137,8 @@ def _scan(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: lis
     if order is not None:
         cost += order.learn(stored, positions, radix)
         searched = SortedStretches.searched(stored, positions, order.spans(row_lo, row_hi), wanted, radix)
-    if searched:
-        found_keys, found = SortedStretches.matches(stored, positions, searched, wanted, radix)
+    if searched and order is not None:
+        found_keys, found = order.matches(stored, positions, searched, wanted, radix)
         runs.append(Run.build(row_lo, row_hi, found_keys, found, None))
         cost += search_cost_in_rows(len(positions)) * sum(last - first for _, _, first, last in searched)
     gaps = _gaps([(a, b) for a, b, _, _ in searched], row_lo, row_hi)
