@@ -1,8 +1,9 @@
 """Stretches of a relation's rows already in key order: an index that costs one pass to find.
 
 A relation's rows are stored in the order they were derived, and derivations often come out sorted:
-a closure kernel emits its pairs source by source, so DAG-R's 22.2M ``path`` rows are two stretches
-sorted on (source, target) and a ~2,500-row jumble between them. Within such a stretch the rows of a
+a closure kernel emits its pairs a block of targets at a time, every source in order within a block,
+so DAG-R's 22.2M ``path`` rows are 140 stretches of 70k-261k rows sorted on (source, target), with
+~1.8M rows between some of them in no useful order. Within such a stretch the rows of a
 key are one range that a binary search finds, as in a built index's run (storage/index.py), without
 the index's sort of every row (0.7-1.0 s on ``path``) or a scan's pass over them per probe
 (storage/row_scan.py: 40-50 ms on one column, 160 ms for a deletion's 261k full rows). The stretches
@@ -121,7 +122,7 @@ class SortedStretches:
         ordered by key, then row: each key in a span's key range is bounded by binary search (or read
         off the span's offsets), the ranges are put key by key, span by span (spans ascend), then expanded."""
         key_columns, whole = unpack(wanted, radix, len(positions)), set(self.closed)
-        parts = [(np.arange(first, last),) + self._bounds(stored, positions, a, b, (a, b) in whole,
+        parts = [(np.arange(first, last),) + self._ranges(stored, positions, a, b, (a, b) in whole,
                                                           [c[first:last] for c in key_columns], radix)
                  for a, b, first, last in spans]
         if not parts:
@@ -135,7 +136,7 @@ class SortedStretches:
         rows = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(lo - starts, counts)
         return np.repeat(wanted[key_at], counts), rows
 
-    def _bounds(self, stored: list[np.ndarray], positions: tuple[int, ...], a: int, b: int, closed: bool,
+    def _ranges(self, stored: list[np.ndarray], positions: tuple[int, ...], a: int, b: int, closed: bool,
                 keys: list[np.ndarray], radix: int) -> tuple[np.ndarray, np.ndarray]:
         """[lo, hi) row ranges of each key in rows a..b (``_bounds``), read off the offsets when a..b is a
         whole ``closed`` stretch (its rows and bounds final) on one column over few possible keys (built
