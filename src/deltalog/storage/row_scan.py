@@ -27,7 +27,8 @@ from typing import Callable
 
 import numpy as np
 
-from deltalog.storage.index import Probe, SortedIndex
+from deltalog.storage.index import Probe, Run, SortedIndex
+from deltalog.storage.row_order import SortedStretches, search_cost_in_rows
 from deltalog.storage.tupleset import pack, packs, radix_for
 from deltalog.storage.uniques import sorted_unique
 
@@ -58,23 +59,30 @@ def may_scan(rows: int) -> bool:
 
 class ScanBudget:
     """The rent-or-buy account of one index not built yet, in rows' worth of scanning: a scan costs the
-    rows it reads and ``KEY_COST_IN_ROWS`` per key sought; scans are allowed while their costs, this
-    one's included, stay within ``BUILD_IN_SCANS`` scans of the whole relation (the index's price);
-    the first probe past it builds the index. A large probe builds at once (``SCAN_MAX_SHARE``)."""
+    rows it reads and ``KEY_COST_IN_ROWS`` per key sought (in the share of the relation it reads);
+    scans are allowed while their costs, this one's included, stay within ``BUILD_IN_SCANS`` scans of
+    the whole relation (the index's price); the first probe past it builds the index. A large probe
+    builds at once (``SCAN_MAX_SHARE``). ``order``: the stretches of rows found sorted on the index's
+    positions (storage/row_order.py), searched instead of scanned: a probe is charged what it cost
+    (the rows it learnt and scanned, its keys' searches), but allowed only while a whole scan would
+    still fit in the budget (a cautious estimate: most keys may fall outside the stretches)."""
 
     def __init__(self) -> None:
         self.spent = 0
+        self.order = SortedStretches()
 
     def allows(self, rows: int, probe_rows: int) -> bool:
         return (may_scan(rows) and probe_rows * SCAN_MAX_SHARE <= rows
                 and self.spent + rows + KEY_COST_IN_ROWS * probe_rows <= BUILD_IN_SCANS * rows)
 
-    def spend(self, rows: int, probe_rows: int) -> None:
+    def spend(self, rows: int, probe_rows: int = 0) -> None:
+        """Charge ``rows`` rows' worth and ``KEY_COST_IN_ROWS`` per key of ``probe_rows``."""
         self.spent += rows + KEY_COST_IN_ROWS * probe_rows
 
 
-def _matching(columns: list[np.ndarray], radix: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(positions, packed keys) of the rows whose key is among ``wanted`` (sorted, distinct, few): a bit
+def _matching(columns: list[np.ndarray], radix: int, wanted: np.ndarray,
+              offset: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(positions + ``offset``, packed keys) of the rows whose key is among ``wanted`` (sorted, distinct, few): a bit
     table of the wanted keys' low bits (~1/32 full) screens every key, the few that pass are looked up
     among the wanted keys by binary search (``np.isin`` would sort them again for every chunk). Rows are
     packed ``SCAN_CHUNK`` at a time, so the temporaries stay small and are reused."""
@@ -90,7 +98,7 @@ def _matching(columns: list[np.ndarray], radix: int, wanted: np.ndarray) -> tupl
         if candidates.size:
             at = np.minimum(np.searchsorted(wanted, keys[candidates]), wanted.size - 1)
             candidates = candidates[wanted[at] == keys[candidates]]
-            positions.append(candidates + lo)
+            positions.append(candidates + lo + offset)
             keys_found.append(keys[candidates])
     if not positions:
         return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -106,18 +114,54 @@ def _packed_inside(columns: list[np.ndarray], radix: int) -> tuple[np.ndarray, n
 
 
 def scan_probe(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: list[np.ndarray],
-               row_lo: int, row_hi: int, max_id: int) -> Probe | None:
+               row_lo: int, row_hi: int, max_id: int, order: SortedStretches | None = None) -> Probe | None:
     """The probe of rows row_lo..row_hi on ``positions`` by these keys that the relation's index would
-    answer, found by a scan: a one-run index over just the rows whose key is sought (sorted by key,
-    then row, as the index's runs are). None when keys do not pack into 62 bits exactly as the index's
-    would, so that a lookup reports exactness the same way whichever answered it."""
+    answer, found by a scan: one-run indexes over just the rows whose key is sought (sorted by key,
+    then row, as the index's runs are). With ``order`` (what is known of the rows' order on these
+    positions, storage/row_order.py), the stretches already sorted are binary-searched instead of
+    scanned. None when keys do not pack into 62 bits exactly as the index's would, so that a lookup
+    reports exactness the same way whichever answered it."""
+    return _scan(stored, positions, key_columns, row_lo, row_hi, max_id, order)[0]
+
+
+def _scan(stored: list[np.ndarray], positions: tuple[int, ...], key_columns: list[np.ndarray], row_lo: int,
+          row_hi: int, max_id: int, order: SortedStretches | None) -> tuple[Probe | None, int]:
+    """``scan_probe``, and what it cost in rows' worth (``ScanBudget``): the rows learnt and scanned, the
+    keys' cost in the scanned rows' share of the relation, ``search_cost_in_rows`` a key searched."""
     radix = max(max_id, 0) + 1
     if not positions or not packs(radix_for(max_id), len(positions)):
-        return None
+        return None, 0
     keys, inside = _packed_inside(key_columns, radix)
-    found, found_keys = _matching([stored[p][row_lo:row_hi] for p in positions], radix, sorted_unique(keys[inside]))
-    run = SortedIndex.run_of(found_keys, found + row_lo, row_lo, row_hi)
-    return Probe(keys, inside, [run], row_lo, row_hi)
+    wanted, runs, cost = sorted_unique(keys[inside]), [], 0
+    searched: list[tuple[int, int, int, int]] = []
+    if order is not None:
+        cost += order.learn(stored, positions, radix)
+        searched = SortedStretches.searched(stored, positions, order.spans(row_lo, row_hi), wanted, radix)
+    if searched and order is not None:
+        found_keys, found = order.matches(stored, positions, searched, wanted, radix)
+        runs.append(Run.build(row_lo, row_hi, found_keys, found, None))
+        cost += search_cost_in_rows(len(positions)) * sum(last - first for _, _, first, last in searched)
+    gaps = _gaps([(a, b) for a, b, _, _ in searched], row_lo, row_hi)
+    found, found_keys = _matching_in(stored, positions, gaps, radix, wanted)
+    runs.append(SortedIndex.run_of(found_keys, found, row_lo, row_hi))
+    scanned = sum(hi - lo for lo, hi in gaps)
+    cost += scanned + KEY_COST_IN_ROWS * wanted.size * scanned // max(len(stored[0]), 1)
+    return Probe(keys, inside, runs, row_lo, row_hi), cost
+
+
+def _matching_in(stored: list[np.ndarray], positions: tuple[int, ...], ranges: list[tuple[int, int]], radix: int,
+                 wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_matching`` over the rows of some (ascending) row ranges: row ids ascending, and their keys."""
+    parts = [_matching([stored[p][lo:hi] for p in positions], radix, wanted, lo) for lo, hi in ranges]
+    if not parts:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _gaps(spans: list[tuple[int, int]], row_lo: int, row_hi: int) -> list[tuple[int, int]]:
+    """Rows row_lo..row_hi outside the (ascending, disjoint) spans."""
+    bounds = [row_lo] + [x for span in spans for x in span] + [row_hi]
+    return [(a, b) for a, b in zip(bounds[::2], bounds[1::2]) if b > a]
 
 
 class ScanningIndex:
@@ -137,9 +181,10 @@ class ScanningIndex:
 
     def probe(self, key_columns: list[np.ndarray], row_lo: int, row_hi: int, n: int | None = None) -> Probe:
         if self.built is None and self.budget.allows(len(self.stored[0]), len(key_columns[0])):
-            found = scan_probe(self.stored, self.positions, key_columns, row_lo, row_hi, self.max_id)
+            found, cost = _scan(self.stored, self.positions, key_columns, row_lo, row_hi, self.max_id,
+                                self.budget.order)
             if found is not None:
-                self.budget.spend(row_hi - row_lo, len(key_columns[0]))
+                self.budget.spend(cost)
                 return found
         if self.built is None:
             self.built = self.build()
