@@ -248,6 +248,28 @@ def test_scans_read_deleted_rows_only_when_asked():
     assert sorted(backend.evaluate(plan=scan)["X"].to_list()) == [0, 1, 2, 3, 4]
 
 
+@given(st.lists(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 10**6)), max_size=1500), max_size=6),
+       st.sampled_from([8, 1 << 12]))
+def test_row_map_matches_a_dict(batches, sorted_min):
+    """Batches of distinct keys assigned rows read back as a dict that took the same assignments: the
+    first batch sorted (from ``sorted_min`` keys) or in the hash table (placed in one pass), later ones
+    probed into the table (rehashes as it grows) and merged into the sorted part."""
+    from deltalog.storage import rowmap
+    with mock.patch.object(rowmap, "SORTED_MIN", sorted_min):
+        check_row_map(batches)
+
+
+def check_row_map(batches):
+    from deltalog.storage.rowmap import RowMap
+    row_map, model = RowMap(), {}
+    for batch in batches:
+        assigned = dict(batch)
+        row_map.assign(np.array(list(assigned), np.int64), np.array(list(assigned.values()), np.int64))
+        model.update(assigned)
+        probe = np.arange(3002)
+        assert row_map.rows_of(probe).tolist() == [model.get(k, -1) for k in range(3002)]
+
+
 @settings(deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["add", "del", "revive", "rollback"]),
                           st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=8),

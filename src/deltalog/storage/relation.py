@@ -219,16 +219,17 @@ class Relation(RowWindows, RowHistory):
         return self._row_map
 
     def _map_rows(self, row_map: RowMap, lo: int, hi: int) -> None:
-        """Map the keys of rows lo..hi, each to the last of these rows that holds it; when mapping from row
-        0, to its live row where it has one (a row revived before the map existed may precede a dead
-        one). Rows appended after the map covered the earlier ones need no such pass: a revival maps
-        its rows at once (``_rows_revived``), so a later row with the key is the one made live last."""
+        """Map the keys of rows lo..hi: from row 0, of the live rows (distinct tuples; a dead row maps to
+        nothing a deletion wants); past rows already mapped, each key to the last row that holds it (no
+        row in between was revived, since a revival maps its rows at once, so that row is the one made
+        live last, and a dead one shadows no live row)."""
         radix = self._row_map_radix
-        keys, last = np.unique(pack(self.stored_columns(lo, hi), radix)[::-1], return_index=True)
-        row_map.assign(keys, hi - 1 - last)
-        if lo == 0 and self.deleted_rows:
-            live = np.flatnonzero(self.died()[:hi] == ALIVE)
+        if lo == 0:
+            live = np.flatnonzero(self.died()[:hi] == ALIVE) if self.deleted_rows else np.arange(hi)
             row_map.assign(pack(self._rows_at(live), radix), live)
+        else:
+            keys, last = np.unique(pack(self.stored_columns(lo, hi), radix)[::-1], return_index=True)
+            row_map.assign(keys, hi - 1 - last)
         self._mapped = hi
 
     def _rows_revived(self, rows: np.ndarray) -> None:
