@@ -224,11 +224,18 @@ def expected_difference(edges: list[Edge], other: list[Edge], tails: list[int] |
     return {(x, z) for x, z in pairs if x in reach}
 
 
-@pytest.fixture(params=["plain", "blocked"])
+@pytest.fixture(params=["plain", "blocked", "few sources", "few sources, shallow"])
 def bounds(request, monkeypatch) -> None:
     """"blocked": column blocks, level slices and unpacking blocks of one word / a few rows, and the
-    kernels always restricted to the part of the graph their roots reach (REACHED_PART_MAX)."""
-    from deltalog.backends.local import closure_diff
+    kernels always restricted to the part of the graph their roots reach (REACHED_PART_MAX). "plain" and
+    "blocked" condense the graphs; "few sources" searches pairs from the sources (few_sources.py), and
+    "shallow" gives that search up after two levels (the condensed kernel then answers)."""
+    from deltalog.backends.local import closure_diff, few_sources, reach
+    if request.param.startswith("few sources"):
+        if request.param.endswith("shallow"):
+            monkeypatch.setattr(reach, "FRONTIER_LEVELS", 2)
+        return
+    monkeypatch.setattr(few_sources, "PAIR_SPACE", 0)
     if request.param == "blocked":
         monkeypatch.setattr(closure_diff, "REACHED_PART_MAX", 1.0)
         monkeypatch.setattr(closure_diff, "REACHED_PART_MIN_NODES", 0)

@@ -8,7 +8,7 @@ import polars as pl
 
 from deltalog.analysis.program import analyse
 from deltalog.api import Reasoner
-from deltalog.plan.cache import PlanCache, shape_of
+from deltalog.plan.cache import SMALL_ROWS, PlanCache, shape_of
 from deltalog.plan.rules import View, rule_plan
 from deltalog.syntax import parse
 
@@ -60,11 +60,22 @@ def test_a_reused_plan_is_the_plan_planned_afresh():
 
 def test_plans_are_redone_when_a_size_moves_by_more_than_a_factor_of_two():
     rule = recursive_rule()
-    stats = Sizes({"path": 1000, "edge": 100})
+    stats = Sizes({"path": 100_000, "edge": 10_000}, delta=1000)
     rule_plan(rule, [(5, 6), (0, 6)], stats, first=0)
-    stats.delta = 19                      # within a factor of 2 of 10
+    stats.delta = 1900                    # within a factor of 2 of 1000
     rule_plan(rule, [(6, 7), (0, 7)], stats, first=0)
-    stats.delta = 21                      # past it
+    stats.delta = 2100                    # past it
+    rule_plan(rule, [(7, 8), (0, 8)], stats, first=0)
+    assert (stats.plan_cache.hits, stats.plan_cache.misses) == (1, 2)
+
+
+def test_sizes_under_small_rows_are_all_alike():
+    rule = recursive_rule()
+    stats = Sizes({"path": 100_000, "edge": 10_000}, delta=3)
+    rule_plan(rule, [(5, 6), (0, 6)], stats, first=0)
+    stats.delta = SMALL_ROWS - 1          # 170x the delta it was planned for, but still small
+    rule_plan(rule, [(6, 7), (0, 7)], stats, first=0)
+    stats.delta = 2 * SMALL_ROWS + 1      # past a factor of 2 of SMALL_ROWS
     rule_plan(rule, [(7, 8), (0, 8)], stats, first=0)
     assert (stats.plan_cache.hits, stats.plan_cache.misses) == (1, 2)
 

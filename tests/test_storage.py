@@ -10,7 +10,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
-from deltalog.storage import row_scan, tupleset
+from deltalog.storage import relation as relation_module, row_scan, tupleset
 from deltalog.storage.hashset import Int64HashSet
 from deltalog.storage.relation import ALIVE, Relation
 from deltalog.syntax.ast import Constant
@@ -151,7 +151,8 @@ def test_deletions_located_by_scanning_match_the_model(batches, scale, scans):
     """Deletions locate their rows by scanning (row_scan.py: every relation counts as large) until the
     scans have read ``scans`` relations' worth of rows, the later ones through the full-row index built
     then; wide ids (2**40) do not pack and take the index's fingerprints from the start."""
-    with mock.patch.multiple(row_scan, SCAN_MIN_ROWS=0, SCAN_MAX_SHARE=0, KEY_COST_IN_ROWS=0, BUILD_IN_SCANS=scans):
+    with mock.patch.multiple(row_scan, SCAN_MIN_ROWS=0, SCAN_MAX_SHARE=0, KEY_COST_IN_ROWS=0, BUILD_IN_SCANS=scans), \
+            mock.patch.object(relation_module, "ROW_MAP_MAX_ROWS", -1):
         relation = Relation("r", 2)
         for generation, model, history in run_ops(relation, batches, scale):
             assert live_rows(relation) == model
@@ -245,6 +246,66 @@ def test_scans_read_deleted_rows_only_when_asked():
     assert sorted(backend.evaluate(plan=joined)["X"].to_list()) == [0, 1, 2, 4]
     backend.insert(relation="e", plan=ir.Values(("c0",), ((Constant(3, "int"),),)), generation=3)
     assert sorted(backend.evaluate(plan=scan)["X"].to_list()) == [0, 1, 2, 3, 4]
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 10**6)), max_size=1500), max_size=6),
+       st.sampled_from([8, 1 << 12]))
+def test_row_map_matches_a_dict(batches, sorted_min):
+    """Batches of distinct keys assigned rows read back as a dict that took the same assignments: the
+    first batch sorted (from ``sorted_min`` keys) or in the hash table (placed in one pass), later ones
+    probed into the table (rehashes as it grows) and merged into the sorted part."""
+    from deltalog.storage import rowmap
+    with mock.patch.object(rowmap, "SORTED_MIN", sorted_min):
+        check_row_map(batches)
+
+
+def check_row_map(batches):
+    from deltalog.storage.rowmap import RowMap
+    row_map, model = RowMap(), {}
+    for batch in batches:
+        assigned = dict(batch)
+        row_map.assign(np.array(list(assigned), np.int64), np.array(list(assigned.values()), np.int64))
+        model.update(assigned)
+        probe = np.arange(3002)
+        assert row_map.rows_of(probe).tolist() == [model.get(k, -1) for k in range(3002)]
+
+
+@settings(deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "del", "revive", "rollback"]),
+                          st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=8),
+                          st.integers(0, 4)), max_size=30),
+       st.sampled_from([1, 10**6]), st.booleans())
+def test_deletions_after_revivals_and_rollbacks_match_the_model(steps, scale, row_map):
+    """Rows revived (insert with ``revive_since``, rollbacks that only undo deletions) and appended again
+    hold their tuples anew: each deletion finds the live row of every tuple it names, through the RowMap
+    (storage/rowmap.py) or, past ``ROW_MAP_MAX_ROWS``, through the full-row index. A jump of the ids past
+    the map's radix rebuilds the map from every row (live ones preferred)."""
+    with mock.patch.object(relation_module, "ROW_MAP_MAX_ROWS", 1 << 20 if row_map else -1):
+        relation, model, generation, states, revivals = Relation("r", 2), set(), 0, {}, []
+        for kind, rows, back in steps:
+            generation += 1
+            states[generation] = set(model)
+            tuples = {(a * scale, b * scale) for a, b in rows}
+            cols = [np.array([t[i] for t in tuples], np.int64) for i in range(2)]
+            if kind == "rollback":   # to the start of an update: no revival since went back past it
+                cut = max(1, generation - back)
+                while (earlier := [since for g, since in revivals if g >= cut and since < cut]):
+                    cut = min(earlier)
+                relation.rollback(cut)
+                model = states[cut]
+                states.update({g: set(model) for g in range(cut, generation + 1)})
+            elif kind == "del":
+                assert relation.delete(cols, generation=generation) == len(tuples & model)
+                model -= tuples
+            elif tuples:
+                since = max(1, generation - back) if kind == "revive" else None
+                revivals.extend([(generation, since)] if since is not None else [])
+                assert relation.insert(cols, generation=generation, revive_since=since) == len(tuples - model)
+                model |= tuples
+            assert live_rows(relation) == model
+        everything = [np.array([t[i] for t in model], np.int64) for i in range(2)]
+        assert relation.delete(everything, generation=generation + 1) == len(model)
+        assert live_rows(relation) == set()
 
 
 @given(ops, st.sampled_from([1, 10**6]), st.integers(0, 12))

@@ -45,6 +45,7 @@ class RowHistory(RowDeaths):
 
         def _reset(self) -> None: ...
         def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]: ...
+        def _rows_revived(self, rows: np.ndarray) -> None: ...
         def _stamp(self, generation: int) -> None: ...
         def stored_columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]: ...
         def rows_for(self, since: int, until: int | None) -> tuple[int, int]: ...
@@ -71,6 +72,7 @@ class RowHistory(RowDeaths):
         self._counts.clear()
         self.deleted_rows -= found.size
         self.tuples.record(self._rows_at(found), found)
+        self._rows_revived(found)
         rest = np.ones(n, bool)
         rest[probe_idx] = False
         return [c[rest] for c in rows], int(found.size)
@@ -168,6 +170,7 @@ class RowHistory(RowDeaths):
             self._dead_bits.mark(back, dead=False)
         self._journal(back)      # a saved store must learn that these rows live again
         self.tuples.record(self._rows_at(back), back)
+        self._rows_revived(back)
         self.deleted_rows -= int(back.size)
         self._dead = [dead[died[dead] != ALIVE]]
         self._dead_exact = True

@@ -27,13 +27,18 @@ from deltalog.storage.deaths import ALIVE
 from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
-from deltalog.storage.tupleset import TupleSet
+from deltalog.storage.rowmap import RowMap
+from deltalog.storage.tupleset import TupleSet, pack, packs, radix_for
 from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.windows import RowWindows
 
 __all__ = ["ALIVE", "Relation"]
 
 _LAYOUTS = itertools.count(1)
+ROW_MAP_MAX_ROWS = 1 << 20
+"""Relations up to this many rows find the rows a deletion removes through a RowMap (storage/rowmap.py:
+one hash probe instead of a refresh and a search of the full-row index's runs); larger ones keep the
+index (or scans while it does not pay, row_scan.py): a map costs 32-64 bytes a row against the index's 16."""
 
 
 class Relation(RowWindows, RowHistory):
@@ -67,6 +72,9 @@ class Relation(RowWindows, RowHistory):
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
         self._budgets: dict[tuple[int, ...], ScanBudget] = {}   # scans instead of unbuilt indexes (row_scan.py)
         self._sampled: dict[tuple[int, ...], tuple[int, int]] = {}   # positions -> (rows, distinct estimate)
+        self._row_map: RowMap | None = None   # packed row -> its row id, for rows 0.._mapped (and revivals)
+        self._row_map_radix = 0
+        self._mapped = 0
         # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
         # the saved length, and the death marks of the rows a delete or revive touched (the journal).
         # ``layout`` changes whenever row ids are renumbered (compaction, rollback: _reset runs again),
@@ -183,12 +191,51 @@ class Relation(RowWindows, RowHistory):
         return int(rows.size)
 
     def _rows_equal_to(self, columns: list[np.ndarray]) -> tuple[np.ndarray, bool]:
-        """Stored rows equal to some batch row, and whether exactly (else by fingerprint): a probe of the
-        full-row index, answered by a scan for small deletions from a large relation until the index
-        pays (``probed_by``, row_scan.py)."""
+        """Stored rows equal to some batch row, and whether exactly (else by fingerprint): the rows the
+        RowMap gives, or a probe of the full-row index, answered by a scan for small deletions from a
+        large relation until the index pays (``probed_by``, row_scan.py)."""
+        if (row_map := self._current_row_map()) is not None:
+            radix = self._row_map_radix
+            inside = np.logical_and.reduce([(c >= 0) & (c < radix) for c in columns])
+            rows = row_map.rows_of(pack([np.where(inside, c, 0) for c in columns], radix))
+            return rows[inside & (rows >= 0)], True
         prober = self.probed_by(tuple(range(self._width)))
         rows = prober.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1]
         return rows, prober.exact
+
+    def _current_row_map(self) -> RowMap | None:
+        """The RowMap, covering every row (None for a relation past ROW_MAP_MAX_ROWS, or whose rows do not
+        pack into one int64 key): made at the first deletion, made again when ids outgrow its radix."""
+        if len(self) > ROW_MAP_MAX_ROWS:
+            self._row_map = None
+            return None
+        if self._row_map is None or self._max_id >= self._row_map_radix:
+            radix = radix_for(self._max_id)
+            if not packs(radix, self._width):
+                return None
+            self._row_map, self._row_map_radix, self._mapped = RowMap(), radix, 0
+        if self._mapped < len(self):
+            self._map_rows(self._row_map, self._mapped, len(self))
+        return self._row_map
+
+    def _map_rows(self, row_map: RowMap, lo: int, hi: int) -> None:
+        """Map the keys of rows lo..hi: from row 0, of the live rows (distinct tuples; a dead row maps to
+        nothing a deletion wants); past rows already mapped, each key to the last row that holds it (no
+        row in between was revived, since a revival maps its rows at once, so that row is the one made
+        live last, and a dead one shadows no live row)."""
+        radix = self._row_map_radix
+        if lo == 0:
+            live = np.flatnonzero(self.died()[:hi] == ALIVE) if self.deleted_rows else np.arange(hi)
+            row_map.assign(pack(self._rows_at(live), radix), live)
+        else:
+            keys, last = np.unique(pack(self.stored_columns(lo, hi), radix)[::-1], return_index=True)
+            row_map.assign(keys, hi - 1 - last)
+        self._mapped = hi
+
+    def _rows_revived(self, rows: np.ndarray) -> None:
+        """Revived rows hold their tuples again: the RowMap, if any, maps their keys back to them."""
+        if self._row_map is not None and (row_map := self._current_row_map()) is not None:
+            row_map.assign(pack(self._rows_at(rows), self._row_map_radix), rows)
 
     def _same_as_some(self, rows: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
         """For fingerprint indexes: which candidate rows really equal a batch row."""
@@ -245,4 +292,5 @@ class Relation(RowWindows, RowHistory):
 
     def nbytes(self) -> int:
         rows = sum(c.view().nbytes for c in self._cols)
-        return rows + self.tuples.nbytes() + sum(i.nbytes() for i in self._indexes.values())
+        mapped = self._row_map.nbytes() if self._row_map is not None else 0
+        return rows + self.tuples.nbytes() + sum(i.nbytes() for i in self._indexes.values()) + mapped

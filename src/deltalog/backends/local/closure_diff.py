@@ -23,6 +23,7 @@ import numpy as np
 
 from deltalog.backends.local.closure import (BITSET_BYTES, CHUNK_PAIRS, GATHER_WORDS, UNPACK_BITS, Condensed,
                                              Pairs, _positions)
+from deltalog.backends.local import few_sources
 from deltalog.backends.local.components import sink_levels
 from deltalog.backends.local.reach import reachable
 from deltalog.backends.local.ranges import expand_ranges, group_offsets, slices_by_weight
@@ -41,6 +42,10 @@ def closure_difference(src: np.ndarray, dst: np.ndarray, other_src: np.ndarray, 
     n = ids.size
     starts = np.arange(n) if tails is None else _ancestors(s, d, n, _positions(ids, tails))
     if starts.size == 0:
+        return
+    if few_sources.fits(starts.size, n) and (found := few_sources.difference(s, d, os_, od, n, starts)):
+        for lo in range(0, found[0].size, chunk):
+            yield ids[found[0][lo:lo + chunk]], ids[found[1][lo:lo + chunk]]
         return
     if starts.size < n:
         ids, (starts,), ((s, d), (os_, od)) = _reached_part(ids, starts, [(s, d), (os_, od)])
