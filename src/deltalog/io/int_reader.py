@@ -33,7 +33,7 @@ def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable |
         return None
     padded = np.empty(_PAD + len(data) + 1, np.uint8)
     padded[_PAD:_PAD + len(data)] = np.frombuffer(data, np.uint8)
-    return _parse(_terminated(padded, len(data)), separator, arity)
+    return _parse(_terminated(padded, len(data)), separator, arity, data.count(b"-"))
 
 
 def read_int_file(file: io.BufferedIOBase, separator: str, arity: int | None) -> IntTable | None:
@@ -47,11 +47,13 @@ def read_int_file(file: io.BufferedIOBase, separator: str, arity: int | None) ->
     if got < size or file.read(1):   # the file changed size while it was read: read it as it is now
         file.seek(start)
         return read_int_cells(file.read(), separator, arity)
-    data = padded[_PAD:_PAD + size]
-    if not size or not all(plausible(data[at:at + _CHECK_BYTES].tobytes(), separator)
-                           for at in range(0, size, _CHECK_BYTES)):
-        return None
-    return _parse(_terminated(padded, size), separator, arity)
+    data, minus = padded[_PAD:_PAD + size], 0
+    for at in range(0, size, _CHECK_BYTES):
+        chunk = data[at:at + _CHECK_BYTES].tobytes()
+        if not plausible(chunk, separator):
+            return None
+        minus += chunk.count(b"-")
+    return _parse(_terminated(padded, size), separator, arity, minus) if size else None
 
 
 def plausible(data: bytes, separator: str) -> bool:
@@ -76,7 +78,9 @@ def _terminated(padded: np.ndarray, size: int) -> np.ndarray:
     return padded
 
 
-def _parse(padded: np.ndarray, separator: str, arity: int | None) -> IntTable | None:
+def _parse(padded: np.ndarray, separator: str, arity: int | None, minus: int) -> IntTable | None:
+    """The table of the buffer's cells (``minus``: the number of '-' bytes in it, counted by the caller
+    over bytes, 3 vs ~9 ms for 13.7 MB as a NumPy comparison)."""
     buf = padded[_PAD:]
     sep = ord(separator)
     terminator = buf == sep
@@ -87,13 +91,13 @@ def _parse(padded: np.ndarray, separator: str, arity: int | None) -> IntTable | 
     arity = arity if arity is not None else first_line + 1
     if arity < 1 or ends.size % arity or not regular_rows(buf[ends].reshape(-1, arity), sep):
         return None
-    values = _cell_values(padded, ends)
+    values = _cell_values(padded, ends, minus)
     if values is None:
         return None
     return IntTable.of_rows(values.reshape(-1, arity))
 
 
-def _cell_values(padded: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+def _cell_values(padded: np.ndarray, ends: np.ndarray, minus: int) -> np.ndarray | None:
     """The int of each cell ``[previous end + 1, end)`` (offsets in ``padded[_PAD:]``), or None if any
     cell is not a canonical int (the caller has checked that every byte is a digit, '-' or a terminator).
     ``ends`` is used up (updated in place)."""
@@ -106,7 +110,6 @@ def _cell_values(padded: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
         return None   # an empty cell or a blank line; a cell that may not fit 64 bits
     digits = wide.astype(np.uint8)   # 1-19: one byte a cell from here on
     del wide
-    minus = int(np.count_nonzero(buf == _MINUS))
     negative = buf[starts] == _MINUS if minus else np.zeros(ends.size, bool)
     digits -= negative
     if int(np.count_nonzero(negative)) != minus or not digits.all() or int(digits.max()) > MAX_DIGITS:
