@@ -12,7 +12,8 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from deltalog.io.formats import read_decoded
-from deltalog.io.int_columns import IntTable, int_cells_bytes, read_int_cells
+from deltalog.io.int_columns import IntTable, int_cells_bytes
+from deltalog.io.int_reader import read_int_cells
 from deltalog.io.readers import read_table
 from deltalog.syntax import parse
 from readers_alike import outcome, same
@@ -57,7 +58,7 @@ def test_the_int_reader_takes_only_canonical_regular_files(text, taken):
 
 def test_every_cell_width_reads_exactly():
     """Cells of 1 to 18 digits, of both signs, first in the file or after longer and shorter cells: the
-    reader combines up to eight digits a step from 8-byte words (io/int_columns.py, _accumulate)."""
+    reader combines up to eight digits a step from 8-byte words (io/int_reader.py, _accumulate)."""
     values = [int(sign + digits[:width]) for width in range(1, 19) for sign in ("", "-")
               for digits in ("987654321098765432", "100000000000000000", "999999999999999999")]
     values = [v for v in values if v != 0]

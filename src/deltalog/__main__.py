@@ -1,7 +1,5 @@
 """``python -m deltalog``: the command line."""
 
-import sys
+from deltalog.cli import entry
 
-from deltalog.cli import main
-
-sys.exit(main())
+entry()

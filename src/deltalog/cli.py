@@ -9,7 +9,7 @@ from pathlib import Path
 
 from deltalog.cli_args import build_parser
 from deltalog.errors import DeltalogError
-from deltalog.process import configure_command_process, restore_collector, start_up_done
+from deltalog.process import configure_command_process, exit_command, restore_collector, start_up_done
 
 EXIT_USER_ERROR = 2
 MAX_WARNINGS = 10   # more would bury the first, which is usually the cause
@@ -34,6 +34,12 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     finally:
         restore_collector()
+
+
+def entry() -> None:
+    """The ``deltalog`` script and ``python -m deltalog``: ``main``, then the process ends without the
+    interpreter's teardown (``process.exit_command``)."""
+    exit_command(main())
 
 
 def _dispatch(args) -> int:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deltalog.io.int_columns import IntTable, plausible, read_int_cells
+from deltalog.io.int_columns import IntTable
+from deltalog.io.int_reader import plausible, read_int_file
 
 TABLE_SUFFIXES = {".tsv": "tsv", ".facts": "tsv", ".csv": "csv", ".parquet": "parquet"}
 RDF_SUFFIXES = (".nt", ".ttl")
@@ -93,10 +94,9 @@ def _read_ints(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> 
     """The IntTable of the file, or None (also when it cannot be read: the general reader says why)."""
     try:
         with open(path, "rb") as file:
-            head = file.read(HEAD_BYTES)
-            if not plausible(head, dialect.separator):
+            if not plausible(file.read(HEAD_BYTES), dialect.separator):
                 return None   # some other byte: the usual text file is refused before it is read whole
-            data = head + file.read()
+            file.seek(0)
+            return read_int_file(file, dialect.separator, arity)
     except OSError:
         return None
-    return read_int_cells(data, dialect.separator, arity)

@@ -1,8 +1,8 @@
 """Delimited files whose every cell is a canonical int, read and written with NumPy alone.
 
-The usual fact file is a TSV of ids. Such a file is parsed here over its bytes (separator
-positions, then the digits of all cells at once, one pass per digit place) and such a relation
-is written back the same way, so that a run over int data never imports Polars (~0.1 s of a
+The usual fact file is a TSV of ids. Such a file is parsed over its bytes (separator positions,
+then the digits of all cells at once: io/int_reader.py) and such a relation is written back here
+the same way, so that a run over int data never imports Polars (~0.1 s of a
 sub-second run, issue 15). Only a file that is certainly all canonical ints is taken: cells
 ``0`` or ``-?[1-9][0-9]*`` (``storage.values.CANONICAL_INT``, the form that types a cell as an
 int) of at most 18 digits (so every one fits 64 bits), in regular rows of the given arity, each
@@ -23,7 +23,6 @@ from deltalog.storage.values import INT64_MAX, INT64_MIN
 if TYPE_CHECKING:
     import polars as pl
 
-MAX_DIGITS = 18   # 10**18 - 1 < 2**63 - 1: a cell this short always fits 64 bits
 _ZERO, _MINUS, _LINE = 48, 45, 10
 
 
@@ -51,10 +50,25 @@ class ColumnTable:
 
 
 class IntTable(ColumnTable):
-    """A decoded table c0..ck whose columns all hold ints, as NumPy int64 arrays (no Polars)."""
+    """A decoded table c0..ck whose columns all hold ints, as NumPy int64 arrays (no Polars).
+
+    ``rows`` is the row-major (height, width) matrix the columns are views of, for a table made by
+    ``of_rows`` (a file's cells as the int reader parses them, io/int_reader.py), else None: such a
+    table's columns are never copied out, and the local backend encodes the matrix as it lies
+    (backends/local/backend.py) instead of concatenating the columns again (1M rows of two ids:
+    three passes over 16 MB fewer)."""
 
     def __init__(self, arrays: list[np.ndarray]) -> None:
         super().__init__([np.ascontiguousarray(a, np.int64) for a in arrays])
+        self.rows: np.ndarray | None = None
+
+    @classmethod
+    def of_rows(cls, rows: np.ndarray) -> IntTable:
+        """The table of an int64 matrix of one row per row, its columns strided views of it."""
+        table = cls([])
+        ColumnTable.__init__(table, list(rows.T))
+        table.rows = rows
+        return table
 
     def row_chunks(self, rows: int) -> list[IntTable]:
         """The table in consecutive slices of ``rows`` rows (views, no copies)."""
@@ -84,109 +98,6 @@ def as_polars(table: Any) -> pl.DataFrame:
 
 def concat(tables: list[IntTable]) -> IntTable:
     return IntTable([np.concatenate(parts) for parts in zip(*(t.arrays for t in tables))])
-
-
-def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable | None:
-    """The table of a file of canonical ints in rows of ``arity`` cells (of the first row's number of
-    cells when None), or None when the file is anything else (see the module docstring)."""
-    if not data or len(separator) != 1 or not plausible(data, separator):
-        return None   # a byte that is no digit, '-' or terminator
-    padded = _padded(data)
-    buf = padded[_PAD:]
-    sep = ord(separator)
-    ends = np.flatnonzero((buf == sep) | (buf == _LINE))   # the byte after each cell
-    first_line = int(np.argmax(buf[ends] == _LINE))
-    arity = arity if arity is not None else first_line + 1
-    if arity < 1 or ends.size % arity or not regular_rows(buf[ends].reshape(-1, arity), sep):
-        return None
-    values = _cell_values(padded, ends)
-    if values is None:
-        return None
-    return IntTable(list(values.reshape(-1, arity).T))
-
-
-def _padded(data: bytes) -> np.ndarray:
-    """The bytes of ``data`` after _PAD bytes '0' (so that the 8-byte words ending at the first cells'
-    ends exist, and read as leading zeros) and ending in a line feed (one is added if it does not)."""
-    padded = np.empty(_PAD + len(data) + (not data.endswith(b"\n")), np.uint8)
-    padded[:_PAD] = _ZERO
-    padded[_PAD:_PAD + len(data)] = np.frombuffer(data, np.uint8)
-    padded[-1] = _LINE
-    return padded
-
-
-def plausible(data: bytes, separator: str) -> bool:
-    """No byte but digits, '-', the separator and line feeds in ``data`` (on a file's first bytes: a
-    cheap refusal of text files before the rest is read)."""
-    return not data.translate(None, b"0123456789-\n" + separator.encode())
-
-
-def regular_rows(terminators: np.ndarray, sep: int) -> bool:
-    """Every row has its cells separated by ``sep`` and ends in a line feed."""
-    return bool((terminators[:, :-1] == sep).all() and (terminators[:, -1] == _LINE).all())
-
-
-def _cell_values(padded: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
-    """The int of each cell ``[previous end + 1, end)`` (offsets in ``padded[_PAD:]``), or None if any
-    cell is not a canonical int (the caller has checked that every byte is a digit, '-' or a terminator)."""
-    buf = padded[_PAD:]
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    digits = ends - starts
-    if not digits.all():
-        return None   # an empty cell or a blank line
-    minus = int(np.count_nonzero(buf == _MINUS))
-    negative = buf[starts] == _MINUS if minus else np.zeros(ends.size, bool)
-    digits -= negative
-    if int(np.count_nonzero(negative)) != minus or not digits.all() or int(digits.max()) > MAX_DIGITS:
-        return None   # a '-' inside a cell, a lone '-', or a cell that may not fit 64 bits
-    lead = buf[starts + negative]
-    if ((lead == _ZERO) & ((digits > 1) | negative)).any():
-        return None   # 007 or -0: not the canonical form, a string to the general reader
-    return _accumulate(padded, ends, digits, negative)
-
-
-_PAD = 24   # bytes before the data: the three 8-byte words of an 18-digit cell that starts the file
-_KEEP = np.array([0] + [2**64 - 2**(8 * (8 - d)) for d in range(1, 9)], np.uint64)   # the top d bytes of a word
-_NIBBLES, _LANES = np.uint64(0x0F0F0F0F0F0F0F0F), np.uint64(0x000000FF000000FF)
-_HUNDREDS, _UNITS = np.uint64(100 + (1_000_000 << 32)), np.uint64(1 + (10_000 << 32))
-
-
-def _accumulate(padded: np.ndarray, ends: np.ndarray, digits: np.ndarray, negative: np.ndarray) -> np.ndarray:
-    """All cells at once, up to eight digits per step: the 8 bytes before each cell's end read as one
-    little-endian word (an unaligned view: no copy), the bytes before the cell masked off (they read as
-    leading zeros) and its digits combined by SWAR multiplications (Lemire, "Faster integer parsing"
-    (2018), the 8-digit kernel of simdjson); a cell of 9-18 digits takes two or three words."""
-    words = np.ndarray((padded.size - 7,), "<u8", padded, 0, (1,))
-    at = ends + (_PAD - 8)
-    scratch = np.empty(ends.size, np.uint64)
-    value = _eight_digits(words[at], np.minimum(digits, 8), scratch).view(np.int64)
-    for step in range(1, (int(digits.max()) + 7) // 8):
-        at -= 8
-        more = _eight_digits(words[at], np.clip(digits - 8 * step, 0, 8), scratch).view(np.int64)
-        value += more * 10 ** (8 * step)
-    np.negative(value, out=value, where=negative)
-    return value
-
-
-def _eight_digits(word: np.ndarray, count: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-    """The number written by the last ``count`` (0-8) bytes of each word (ASCII digits, the first the
-    least significant byte), in place: the digit pairs, then the quadruples, then the eight."""
-    np.take(_KEEP, count, out=scratch, mode="clip")   # counts are 0-8; "raise" would buffer the output first
-    word &= scratch
-    word &= _NIBBLES   # each digit's value, 0 in the masked bytes
-    np.right_shift(word, np.uint64(8), out=scratch)
-    word *= np.uint64(10)
-    word += scratch   # each 16-bit lane's low byte: its two digits' value
-    np.right_shift(word, np.uint64(16), out=scratch)
-    scratch &= _LANES
-    scratch *= _UNITS
-    word &= _LANES
-    word *= _HUNDREDS
-    word += scratch
-    word >>= np.uint64(32)
-    return word
 
 
 def int_cells_bytes(table: IntTable, separator: str) -> bytes:

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from deltalog.io.int_columns import ColumnTable, laid_out, regular_rows
+from deltalog.io.int_columns import ColumnTable, laid_out
+from deltalog.io.int_reader import regular_rows
 
 if TYPE_CHECKING:
     import polars as pl

@@ -108,7 +108,7 @@ class Dictionary:
     def _encode_dense_ints(self, values: np.ndarray, lo: int, span: int) -> np.ndarray:
         """``encode_ints`` for values in a range not much wider than their number (ids, counters,
         row numbers: the usual int columns): presence and ids by direct addressing, no sort."""
-        offsets = values - lo
+        offsets = values - lo if lo else values   # ids from 0 (the usual): values are their own offsets, no copy
         present = np.zeros(span, dtype=bool)
         present[offsets] = True
         start, stop = self._int_range(lo, span)

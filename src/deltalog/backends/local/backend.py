@@ -117,9 +117,13 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         return self._relations[relation].distinct_estimate(positions)
 
     def load(self, *, relation: str, table: pl.DataFrame | ColumnTable, generation: int) -> int:
-        with small_pages():
-            columns = self._columns(relation, table)
-            return self._relations[relation].insert(columns, generation=generation) if columns else 0
+        """Store a table's rows. Not under ``small_pages`` as the executor is: a load's arrays are few
+        and mostly live for the run (columns, dictionary), and its large temporaries are the first
+        use of memory the reader freed or the heap grows into, which huge pages fault in at one fault
+        per 2 MB (1M edges: 11.7k -> 6.9k page faults, load phase ~10% less CPU; docs/benchmarks.md,
+        Stop 16)."""
+        columns = self._columns(relation, table)
+        return self._relations[relation].insert(columns, generation=generation) if columns else 0
 
     def _columns(self, relation: str, table: pl.DataFrame | ColumnTable) -> list[np.ndarray] | None:
         """A table's rows as id columns for ``relation`` (None if it has none), encoding its values."""
@@ -129,7 +133,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         if table.height == 0:
             return None
         if isinstance(table, IntTable):   # a file of ints, read without Polars
-            columns = self.dictionary.encode_int_columns(table.arrays)
+            columns = self._encode_ints(table)
         elif isinstance(table, PlainTable):   # a file of plain names, read without Polars
             columns = encode_plain(table, self.dictionary)
             self._names = self._names or names_by_id(table.vocabulary)
@@ -162,6 +166,13 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         with small_pages():
             return {name: (distinct_rows(columns), self._relations[name].delete(columns, generation=generation))
                     if columns else (0, 0) for name, columns in self._encoded(tables).items()}
+
+    def _encode_ints(self, table: IntTable) -> list[np.ndarray]:
+        """The id columns of an IntTable; a matrix of rows (io/int_columns.IntTable.rows) is encoded as
+        it lies, its ids viewed as columns the same way (ids do not depend on the order values come in)."""
+        if table.rows is None:
+            return self.dictionary.encode_int_columns(table.arrays)
+        return list(self.dictionary.encode_ints(table.rows.ravel()).reshape(table.rows.shape).T)
 
     def _encoded(self, tables: Mapping[str, Any]) -> dict[str, list[np.ndarray] | None]:
         """``_columns`` of each table; the int columns of IntTables and of Polars frames of integers (an
