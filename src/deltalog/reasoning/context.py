@@ -170,7 +170,7 @@ class Reasoning:
     def record_phase(self, phase: str | None, instances: int, facts: int, seconds: float) -> None:
         if phase is None:
             return
-        entry = self.stats.phases.setdefault(phase, PhaseStats())
+        entry = self.stats.phases.get(phase) or self.stats.phases.setdefault(phase, PhaseStats())
         entry.instances += instances
         entry.facts += facts
         entry.seconds += seconds
