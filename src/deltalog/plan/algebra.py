@@ -127,6 +127,13 @@ class Scan(Node):
     def columns(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(t.name for t in self.terms if isinstance(t, Col)))
 
+    @cached_property
+    def names(self) -> tuple[str | None, ...]:
+        """Per term, the name of its Col (None for a Lit). Asked by the local executor's membership
+        checks each time it compiles a semi/anti-join; kept with the node, and a plan-cache hit copies
+        it with the node's other fields (the terms do not change with the generations)."""
+        return tuple(t.name if isinstance(t, Col) else None for t in self.terms)
+
     def describe(self) -> str:
         until = "" if self.until is None else self.until
         alive = "" if self.visible is None else f" visible@{self.visible}"

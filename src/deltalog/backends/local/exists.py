@@ -40,7 +40,7 @@ def exists_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Fra
 def indexed_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Frame], np.ndarray]:
     right = node.right
     if (relation := whole_live_relation(right, node.on, ctx)) is not None and isinstance(right, ir.Scan):
-        names = [t.name for t in right.terms if isinstance(t, ir.Col)]   # all are (whole_live_relation)
+        names = list(right.columns)   # all distinct Cols (whole_live_relation): the terms' names
         return lambda frame: relation.contains([frame.columns[n] for n in names])
     if not isinstance(right, ir.Scan) or _has_repeats(right):
         right = ir.Distinct(_project_on(right, node.on))
@@ -74,9 +74,9 @@ def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> St
     membership is then ``contains`` (for ``rows``, a probe of its tuple set), not a keyed probe."""
     if not isinstance(right, ir.Scan) or right.visible is not None or right.deleted is not None:
         return None
-    if not right.terms or not all(isinstance(t, ir.Col) for t in right.terms) or _has_repeats(right):
+    if not right.terms or None in right.names or _has_repeats(right):
         return None
-    if {t.name for t in right.terms if isinstance(t, ir.Col)} != set(on):   # all are Cols (checked above)
+    if set(right.names) != set(on):   # all are Cols (checked above)
         return None
     relation = ctx.relations[right.relation]
     return relation if relation.arity and relation.covers_live(right) else None
@@ -84,8 +84,7 @@ def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> St
 
 def _has_repeats(scan: ir.Scan) -> bool:
     """Does a name occur twice in the scan (so a match needs a row-level equality check)?"""
-    names = [t.name for t in scan.terms if isinstance(t, ir.Col)]
-    return len(names) != len(set(names))
+    return len(scan.columns) != len(scan.names) - scan.names.count(None)   # columns: the distinct names
 
 
 def _project_on(node: ir.Node, on: tuple[str, ...]) -> ir.Node:

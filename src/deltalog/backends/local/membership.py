@@ -74,7 +74,7 @@ def dense_check(right: ir.Node, on: tuple[str, ...], relations: dict[str, Stored
     running statement, and small against the first probe frame; else ``indexed()``'s check."""
     if not _bitmap_shape(right, on) or not isinstance(right, ir.Scan) or right.relation == writing:
         return indexed()
-    names = [t.name for t in right.terms if isinstance(t, ir.Col)]
+    names = list(right.columns)   # every term a Col, no name twice (_bitmap_shape): the terms' names
     relation = relations[right.relation]
     chosen: list[Check] = []
 
@@ -88,7 +88,7 @@ def dense_check(right: ir.Node, on: tuple[str, ...], relations: dict[str, Stored
 def _bitmap_shape(right: ir.Node, on: tuple[str, ...]) -> bool:
     if not isinstance(right, ir.Scan) or not right.terms:
         return False
-    names = [t.name if isinstance(t, ir.Col) else None for t in right.terms]
+    names = right.names
     return None not in names and len(set(names)) == len(names) == len(on) and set(names) == set(on)
 
 
