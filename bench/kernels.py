@@ -10,7 +10,8 @@ import time
 import numpy as np
 
 from deltalog.storage.hashset import Int64HashSet, mix
-from deltalog.storage.index import Run, sort_with_positions
+from deltalog.storage.hashset import sort_with_positions
+from deltalog.storage.sorted_run import Run
 from deltalog.storage.tupleset import BitMap
 
 

@@ -414,13 +414,14 @@ def test_single_rank_is_the_ranked_match(rows, keys, lo, hi, batches, rank):
 def test_index_probes_with_sorted_keys_match_brute_force(batches, probes, scale, lo_batch, filtered):
     """Sparse runs (binary search) probed with the keys sorted first, with or without the hash filter,
     and dense (CSR) runs: the same (probe row, relation row) pairs as a nested loop, inside any row window."""
-    from deltalog.storage import index as index_module
+    from deltalog.storage import sorted_run
+    from deltalog.storage.index import SortedIndex
 
-    saved = index_module.SORTED_PROBE_MIN, index_module.FILTER_MIN_PROBE
-    index_module.SORTED_PROBE_MIN = 1
-    index_module.FILTER_MIN_PROBE = 1 if filtered else 2**40
+    saved = sorted_run.SORTED_PROBE_MIN, sorted_run.FILTER_MIN_PROBE
+    sorted_run.SORTED_PROBE_MIN = 1
+    sorted_run.FILTER_MIN_PROBE = 1 if filtered else 2**40
     try:
-        idx = index_module.SortedIndex((0, 1))
+        idx = SortedIndex((0, 1))
         stored: list[list[int]] = [[], []]
         ends = []
         for batch in batches:
@@ -439,21 +440,21 @@ def test_index_probes_with_sorted_keys_match_brute_force(batches, probes, scale,
         assert got == want
         assert probe.any_match().tolist() == [any(i == j for j, _ in want) for i in range(len(probes))]
     finally:
-        index_module.SORTED_PROBE_MIN, index_module.FILTER_MIN_PROBE = saved
+        sorted_run.SORTED_PROBE_MIN, sorted_run.FILTER_MIN_PROBE = saved
 
 
 @given(st.lists(st.integers(-50, 50), max_size=60), st.lists(st.integers(-60, 60), max_size=80),
        st.sampled_from(["left", "right"]))
 def test_searchsorted_with_sorted_probes_matches_numpy(haystack, needles, side):
-    from deltalog.storage import index as index_module
+    from deltalog.storage import sorted_run
 
-    saved = index_module.SORTED_PROBE_MIN
-    index_module.SORTED_PROBE_MIN = 0
+    saved = sorted_run.SORTED_PROBE_MIN
+    sorted_run.SORTED_PROBE_MIN = 0
     try:
         hay, probe = np.sort(np.array(haystack, np.int64)), np.array(needles, np.int64)
-        assert index_module.searchsorted_probes(hay, probe, side).tolist() == np.searchsorted(hay, probe, side).tolist()
+        assert sorted_run.searchsorted_probes(hay, probe, side).tolist() == np.searchsorted(hay, probe, side).tolist()
     finally:
-        index_module.SORTED_PROBE_MIN = saved
+        sorted_run.SORTED_PROBE_MIN = saved
 
 
 def test_dictionary_encodes_large_int_batches_consistently():

@@ -17,7 +17,11 @@ from __future__ import annotations
 import time
 from typing import Mapping
 
-from deltalog.algorithms.dred import aggregate_rules_affected, insert, overdelete, rederive, refuse_recursive_aggregates
+from deltalog.algorithms.aggregate_rules import aggregate_rules_affected
+from deltalog.algorithms.dred import refuse_recursive_aggregates
+from deltalog.algorithms.insertion import insert
+from deltalog.algorithms.overdeletion import overdelete
+from deltalog.algorithms.rederivation import rederive
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
 from deltalog.plan.rules import View, instance_counts

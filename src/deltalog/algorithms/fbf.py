@@ -27,8 +27,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from deltalog.algorithms.dred import (aggregate_results, insert, may_lose_derivations, overdelete, rederive,
-                                     refuse_recursive_aggregates)
+from deltalog.algorithms.aggregate_rules import aggregate_results
+from deltalog.algorithms.dred import may_lose_derivations, refuse_recursive_aggregates
+from deltalog.algorithms.insertion import insert
+from deltalog.algorithms.overdeletion import overdelete
+from deltalog.algorithms.rederivation import rederive
 from deltalog.analysis.program import Stratum
 from deltalog.modules import backward_modules
 from deltalog.modules.base import BackwardModule

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import Iterator, Mapping
 
-from deltalog.algorithms.dred import aggregate_results
+from deltalog.algorithms.aggregate_rules import aggregate_results
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.modules import modules_of
 from deltalog.plan import ir

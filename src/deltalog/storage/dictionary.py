@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Iterator
 import numpy as np
 
 from deltalog.storage.growable import GrowableArray
-from deltalog.storage.index import searchsorted_probes
+from deltalog.storage.sorted_run import searchsorted_probes
 from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, LITERAL, STRING
 

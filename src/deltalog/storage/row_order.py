@@ -4,7 +4,7 @@ A relation's rows are stored in the order they were derived, and derivations oft
 a closure kernel emits its pairs a block of targets at a time, every source in order within a block,
 so DAG-R's 22.2M ``path`` rows are 140 stretches of 70k-261k rows sorted on (source, target), with
 ~1.8M rows between some of them in no useful order. Within such a stretch the rows of a
-key are one range that a binary search finds, as in a built index's run (storage/index.py), without
+key are one range that a binary search finds, as in a built index's run (storage/sorted_run.py), without
 the index's sort of every row (0.7-1.0 s on ``path``) or a scan's pass over them per probe
 (storage/row_scan.py: 40-50 ms on one column, 160 ms for a deletion's 261k full rows). The stretches
 are learnt once, by a pass over the rows comparing each key with the one before (rows are only ever
@@ -51,7 +51,7 @@ searched in ~1 stretch (not kept): 0.75 us a key, 0.19 s against 0.13-0.16 s sca
 
 DENSE_ROWS_PER_KEY = 4
 """A whole stretch on one column gets its keys' offsets (a CSR array, as a built index's run over a
-small key space, storage/index.py) once it holds this many rows per possible key: a key's range is
+small key space, storage/sorted_run.py) once it holds this many rows per possible key: a key's range is
 then two reads instead of two binary searches, ~12 of the ~19 ms a 1,000-edge re-add of DAG-R spent
 searching ``path``'s 133 stretches (and 10 MB for them, built by one ``bincount`` each)."""
 
@@ -71,7 +71,7 @@ class SortedStretches:
         self.open_lo = 0          # where the sorted run reaching row ``covered`` starts
         self.last: tuple[int, ...] = ()   # the key of row covered - 1
         self.closed: list[tuple[int, int]] = []
-        self._offsets: dict[tuple[int, int], np.ndarray] = {}   # of closed stretches (storage/index.py's CSR)
+        self._offsets: dict[tuple[int, int], np.ndarray] = {}   # of closed stretches (storage/sorted_run.py's CSR)
 
     def learn(self, stored: list[np.ndarray], positions: tuple[int, ...], radix: int) -> int:
         """Extend the stretches over rows appended since the last call (their ids below ``radix``, which

@@ -27,7 +27,9 @@ from typing import Callable
 
 import numpy as np
 
-from deltalog.storage.index import Probe, Run, SortedIndex
+from deltalog.storage.index import SortedIndex
+from deltalog.storage.probe import Probe
+from deltalog.storage.sorted_run import Run
 from deltalog.storage.row_order import SortedStretches, search_cost_in_rows
 from deltalog.storage.tupleset import pack, packs, radix_for
 from deltalog.storage.uniques import sorted_unique

@@ -17,7 +17,8 @@ from typing import Callable, Iterator, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from deltalog.storage.index import Probe, Prober, SortedIndex
+from deltalog.storage.index import Prober, SortedIndex
+from deltalog.storage.probe import Probe
 
 Chunk = tuple[list[np.ndarray], int]
 """Some rows of a view: its columns (one per relation column; none for arity 0) and how many rows."""

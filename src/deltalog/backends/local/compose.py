@@ -32,7 +32,7 @@ from deltalog.backends.local.execute import (Context, Lookup, lookup_for, materi
 from deltalog.backends.local.exists import exists_check
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.uniques import sorted_unique, unique_inverse
-from deltalog.storage.index import Probe
+from deltalog.storage.probe import Probe
 
 DENSE_RATIO = 8
 """The bitsets run when their work (words ORed, bits unpacked) is below this many times fewer than the instances."""

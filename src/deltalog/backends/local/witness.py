@@ -4,7 +4,7 @@ Rederivation (001 Algorithm 4, REDERIVE) asks of every overdeleted fact whether 
 instance still derives it: the head is bound to the candidates (the leaf of the plan's left
 spine) and the body is a pipeline of joins over it. Enumerating the whole join is wasteful when
 a candidate has hundreds of instances (``p30(X, Z) :- p22(X, Y), p21(Y, Z)`` with ~400 ``Y`` per
-``(X, Z)``): one is enough. ``Probe.any_alive`` (storage/index.py) stops early for one atom; this
+``(X, Z)``): one is enough. ``Probe.any_alive`` (storage/probe.py) stops early for one atom; this
 module does it for a body of several atoms.
 
 The spine is cut into steps. Row-wise steps (Filter, Bind, Project, SemiJoin, AntiJoin) map a
@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from deltalog.plan import ir
-from deltalog.storage.index import Probe
+from deltalog.storage.probe import Probe
 from deltalog.backends.local.execute import (
     Context,
     Lookup,

@@ -1,0 +1,90 @@
+"""DRed's OVERDELETE (001 Algorithm 4, the non-repetitive variant; dred.py has the whole algorithm), shared
+with DRed^c and FBF, which choose what to delete of each round's candidates (``Settle``):
+
+    N_D := (E⁻ ∩ Out_s) ∪ Π_s[I : D, A]
+    loop: Δ_D := N_D \\ D;  N_D := Π_r^s[I \\ D, I ∪ A : Δ_D];  D := D ∪ Δ_D
+
+The recursive rules' candidates come from the stratum's modules (Diff, then Del^{s,i} each round, 003
+Algorithm 3). Deleting marks rows with the current generation, so each round's delta is the rows deleted in
+the previous round (inverse seminaive).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from deltalog.algorithms.aggregate_rules import aggregate_results, aggregate_rules_affected, difference
+from deltalog.analysis.program import Stratum
+from deltalog.modules import modules_of
+from deltalog.plan.rules import View
+from deltalog.reasoning.instances import delta_rule_plans
+from deltalog.reasoning.update import Update, lower_changes, tuples_of
+from deltalog.reasoning.workspace import OnDemand, Role
+
+
+Settle = Callable[[Update, Stratum, Mapping[str, str], int], int]
+"""Deletes (through ``Update.delete``, at one new generation, which it returns) those candidates of
+one round (rows of ``lost_derivation`` stored at the window given) that must go."""
+
+
+def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None) -> None:
+    """Collect the facts that lost a derivation (N_D), let ``settle`` delete those that must go (DRed:
+    all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive)."""
+    settle = settle or delete_all
+    v, reasoning = update.views, update.reasoning
+    lost_derivation = scratch(update, Role.LOST_DERIVATION, stratum)
+    generation = reasoning.tick()
+    for p in stratum.predicates:
+        if minus := update.workspace.get(Role.DELETED, p):
+            update.backend.insert(relation=lost_derivation[p], plan=tuples_of(minus, reasoning.arities[p]),
+                                  generation=generation)
+    lost, gained = lower_changes(update, stratum, stratum.rules)
+    for info in stratum.nonrecursive:   # Π_nr^s[I : D \ A, A \ D]   (003 Algorithm 3, line 220)
+        if info.aggregates:
+            if aggregate_rules_affected(info, lost, gained):
+                plan = difference(aggregate_results(update, info, v.old), aggregate_results(update, info, v.new))
+                reasoning.derive(info, plan, generation, phase="overdeletion",
+                                 relation=lost_derivation[info.head.predicate])
+            continue
+        for plan in delta_rule_plans(update, info, stratum.predicates, lost, gained, v.old, v.deleted, v.added):
+            reasoning.derive(info, plan, generation, phase="overdeletion",
+                             relation=lost_derivation[info.head.predicate])
+    for module in modules_of(stratum):   # Diff^{s,i}[I, D \ A, A \ D]   (line 224)
+        for info, plan in module.diff(update, lost, gained, v.old, v.deleted, v.added):
+            reasoning.derive(info, plan, generation, phase="overdeletion",
+                             relation=lost_derivation[info.head.predicate])
+    propagate_deletion(update, stratum, lost_derivation, generation, settle)
+
+
+def scratch(update: Update, role: Role, stratum: Stratum) -> OnDemand:
+    """The stratum's scratch relations of ``role``, made when first used."""
+    return OnDemand(update.workspace, role, {p: update.reasoning.arities[p] for p in stratum.predicates})
+
+
+def delete_all(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
+    """DRed's choice: every fact that lost a derivation is (over)deleted."""
+    generation = update.reasoning.tick()
+    for p, relation in lost_derivation.items():
+        found = View(window, window + 1, relation=relation)
+        if update.count(relation, found):
+            update.delete(p, tuples_of(relation, update.reasoning.arities[p], found), generation)
+    return generation
+
+
+def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int,
+                       settle: Settle) -> None:
+    """Inverse seminaive: each round finds what depends on the facts the last round deleted (the
+    modules' Del^{s,i}, 003 Algorithm 3 lines 226-234)."""
+    reasoning, modules = update.reasoning, modules_of(stratum)
+    while True:
+        before = dict(update.overdeleted)
+        previous = settle(update, stratum, lost_derivation, window)
+        # the predicates that lost rows at ``previous``: settle deletes through update.delete, which counts
+        shrunk = {p for p in stratum.predicates if update.overdeleted.get(p, 0) > before.get(p, 0)}
+        if not shrunk:
+            return
+        window = reasoning.tick()
+        for module in modules:
+            for info, plan in module.delete(update, previous, shrunk):
+                reasoning.derive(info, plan, window, phase="overdeletion",
+                                 relation=lost_derivation[info.head.predicate])
