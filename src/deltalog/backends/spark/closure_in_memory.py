@@ -12,7 +12,7 @@ reachability bitsets; clique pairs of weak components) compute the closure.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -40,13 +40,25 @@ def tc_in_memory(node: ir.TransitiveClosure, ctx: Context, run: ClosureRun) -> D
     if graph is None:
         return ctx.empty(node.columns)
     src, dst, names, sources = graph
-    if run.strategy == "driver":
-        found = _on_driver(kernels.transitive_closure(src, dst, sources), run, backend)
-        if found is not None:
-            return _driver_frame(ctx, names, found, node.columns)
-        run.strategy = "executors"                      # a big result is made where it will live
+    done = _driver_first(ctx, run, backend, names, node.columns, lambda: kernels.transitive_closure(src, dst, sources))
+    if done is not None:
+        return done
     work = np.unique(src) if sources is None else sources
     return _on_executors(ctx, ("tc", src, dst, names), work, node.columns)
+
+
+def _driver_first(ctx: Context, run: ClosureRun, backend, names: pa.Array, columns: tuple[str, ...],
+                  compute: Callable[[], Any]) -> DataFrame | None:
+    """The driver path's frame when the run chose the driver and the kernel's result (``compute()``) is
+    small enough to send from there; else None, and a run that chose the driver moves to the executors
+    (a big result is made where it will live)."""
+    if run.strategy != "driver":
+        return None
+    found = _on_driver(compute(), run, backend)
+    if found is not None:
+        return _driver_frame(ctx, names, found, columns)
+    run.strategy = "executors"
+    return None
 
 
 def cp_in_memory(node: ir.ComponentPairs, ctx: Context, run: ClosureRun) -> DataFrame:
@@ -57,11 +69,9 @@ def cp_in_memory(node: ir.ComponentPairs, ctx: Context, run: ClosureRun) -> Data
     if graph is None:
         return ctx.empty(node.columns)
     src, dst, names, chosen = graph
-    if run.strategy == "driver":
-        found = _on_driver(kernels.component_pairs(src, dst, chosen), run, backend)
-        if found is not None:
-            return _driver_frame(ctx, names, found, node.columns)
-        run.strategy = "executors"
+    done = _driver_first(ctx, run, backend, names, node.columns, lambda: kernels.component_pairs(src, dst, chosen))
+    if done is not None:
+        return done
     labels = component_labels(src, dst, len(names))
     keep = np.ones(labels.size, dtype=bool) if chosen is None else np.isin(labels, labels[chosen])
     table = pa.table({"v": names.filter(pa.array(keep)), "l": pa.array(labels[keep])})
