@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -388,15 +387,16 @@ def strictly_lower(rule):
 
 @settings(max_examples=200, deadline=None)
 @given(programs_and_facts())
-def test_generated_programs_are_safe_stratified_and_quick(program_and_facts):
+def test_generated_programs_are_safe_stratified_and_small(program_and_facts):
     program, facts = program_and_facts
     strata = check_program(program)
     for r in program.rules:
         assert all(strata[p] < strata[r.head.predicate] for p in strictly_lower(r))
     assert str(program).splitlines() == [str(r) for r in program.rules]
-    start = time.perf_counter()
     m = naive_materialise(program, facts)
-    assert time.perf_counter() - start < 1.0
+    # small models keep every differential test quick (a size, not a timing: the largest of 2,000
+    # generated examples had 62 facts)
+    assert sum(len(rows) for rows in m.values()) <= 1000
     assert all(facts[p] <= m[p] for p in facts)
     for r in program.rules:  # the result is a model: no rule derives anything new from it
         assert derive(r, plan_rule(r), m) <= m[r.head.predicate]
