@@ -328,3 +328,12 @@ def test_the_design_doc_planner_plugs_in():
     plain.materialise(), custom.materialise()
     for p in ("t", "b"):
         assert sorted(custom.relation(p).rows()) == sorted(plain.relation(p).rows())
+
+
+def test_a_plan_node_type_without_columns_is_refused():
+    from dataclasses import dataclass
+
+    with pytest.raises(TypeError, match="Headless does not define its columns"):
+        @dataclass(frozen=True)
+        class Headless(ir.Node):
+            label: str = ""

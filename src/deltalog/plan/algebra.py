@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from deltalog.syntax.ast import Constant
 
@@ -82,10 +82,17 @@ class Node:
     Python-level ``__instancecheck__``, and the executor and the plan cache ask ~2,000 of those per
     small update (a 1,000-fact LUBM-like deletion: ~6% of its profile events)."""
 
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Names of the output columns, in order (every node type defines them)."""
-        raise NotImplementedError(type(self).__name__)
+    if TYPE_CHECKING:   # declared for the type checker only: every node type defines its own
+        @property
+        def columns(self) -> tuple[str, ...]:
+            """Names of the output columns, in order."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """A node type without its columns is refused when it is made (as ``ABC`` refused it when
+        instantiated, without ABCMeta's ``isinstance`` cost)."""
+        super().__init_subclass__(**kwargs)
+        if not hasattr(cls, "columns"):
+            raise TypeError(f"plan node {cls.__name__} does not define its columns")
 
     def children(self) -> tuple["Node", ...]:
         return ()
