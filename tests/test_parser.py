@@ -1,4 +1,4 @@
-"""Tests of the concrete syntax: every construct, every syntax error, spans, large inputs, and the print/parse round trip."""
+"""Tests of the concrete syntax: every construct, every syntax error, spans, large inputs, print/parse round trip."""
 
 from __future__ import annotations
 
@@ -169,7 +169,8 @@ def test_assignment_is_a_comparison():
 
 def test_precedence_and_associativity():
     e = body("p(X), Y = 1 + 2 * X - 8 / 4 % 3")[1].right
-    assert e == BinaryOp("-", BinaryOp("+", c(1), BinaryOp("*", c(2), X)), BinaryOp("%", BinaryOp("/", c(8), c(4)), c(3)))
+    assert e == BinaryOp("-", BinaryOp("+", c(1), BinaryOp("*", c(2), X)),
+                         BinaryOp("%", BinaryOp("/", c(8), c(4)), c(3)))
     assert body("p(X), Y = (1 + 2) * X")[1].right == BinaryOp("*", BinaryOp("+", c(1), c(2)), X)
 
 
@@ -382,3 +383,62 @@ def test_long_comment_runs_after_a_fact_parse():
     program = parse(text)
     assert [f.atom for f in program.facts] == [Atom("p", (c(1),))]
     assert [r.head for r in program.rules] == [Atom("q", (X,))]
+
+
+# ---------------------------------------------------------------- round trip: parse(str(p)) == p
+
+_KEYWORDS = sorted(KEYWORDS)
+names = st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True).filter(lambda s: s != "not")
+upper_names = st.from_regex(r"[A-Z][A-Za-z0-9_]{0,5}", fullmatch=True)
+predicates = st.one_of(names, upper_names, st.from_regex(r"_[a-z0-9]{1,3}", fullmatch=True))
+variables = st.one_of(upper_names.map(Variable), names.map(lambda n: Variable("?" + n)))
+iris = st.from_regex(r"[A-Za-z0-9:/#._~-]{0,20}", fullmatch=True).map(lambda s: Constant(s, "iri"))
+constants = st.one_of(
+    st.integers(-(2**63), 2**63 - 1).map(lambda i: Constant(i, "int")),
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda f: Constant(f, "float")),
+    st.text(st.characters(exclude_categories=("Cs",)), max_size=8).map(lambda s: Constant(s, "string")),
+    st.sampled_from(_KEYWORDS + ["alice", "x1"]).map(lambda s: Constant(s, "string")),
+    iris,
+)
+terms = st.one_of(variables, constants)
+exprs = st.recursive(terms, lambda inner: st.one_of(
+    st.builds(BinaryOp, st.sampled_from("+-*/%"), inner, inner),
+    st.builds(Call, st.one_of(names, st.sampled_from(["min", "max", "count"])), st.lists(inner, max_size=3).map(tuple)),
+), max_leaves=6)
+atoms = st.builds(Atom, predicates, st.lists(terms, max_size=3).map(tuple))
+comparisons = st.builds(Comparison, st.sampled_from(COMPARISON_OPERATORS), exprs, exprs)
+simple_literals = st.one_of(atoms, atoms.map(Negation), comparisons)
+aggregates = st.builds(Aggregate, variables, st.sampled_from(AGGREGATE_FUNCTIONS), st.one_of(st.none(), terms),
+                       st.lists(simple_literals, min_size=1, max_size=3).map(tuple))
+literals = st.one_of(simple_literals, aggregates)
+labels = st.one_of(st.none(), names, upper_names)
+rules = st.builds(Rule, atoms, st.lists(literals, min_size=1, max_size=4).map(tuple), labels)
+facts = st.builds(Atom, predicates, st.lists(constants, max_size=3).map(tuple)).map(Fact)
+paths = st.from_regex(r"[A-Za-z0-9_./ -]{1,12}", fullmatch=True)
+inputs = st.builds(InputDirective, predicates, paths, st.one_of(st.none(), st.sampled_from(["csv", "tsv", "nt"])))
+prefixes = st.tuples(st.from_regex(r"[a-z]{0,3}", fullmatch=True), iris.map(lambda c: c.value))
+programs = st.builds(Program, st.lists(rules, max_size=3).map(tuple), st.lists(facts, max_size=3).map(tuple),
+                     st.lists(inputs, max_size=2).map(tuple),
+                     st.lists(predicates.map(OutputDirective), max_size=2).map(tuple),
+                     st.lists(prefixes, max_size=2).map(tuple))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs)
+def test_round_trip_generated_programs(program):
+    text = str(program)
+    assert parse(text) == program, text
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs)
+def test_printing_a_parsed_program_is_stable(program):
+    text = str(parse(str(program)))
+    assert str(parse(text)) == text
+
+
+def test_round_trip_with_anonymous_variables_and_labels():
+    text = ('@prefix ex: <http://ex.org/> .\n@input e "e.tsv" csv .\n@output p .\nedge(1, "a b").\n'
+            'r1: p(X, _) :- q(X, _), not r(_, X), N = count : { s(X, _) }, N > 2.\n')
+    program = parse(text)
+    assert str(program) == text and parse(str(program)) == program
