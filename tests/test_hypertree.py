@@ -17,7 +17,8 @@ from deltalog.plan.combined import rule_path, rule_paths
 from deltalog.plan.hypertree import YannakakisPlanner
 from deltalog.plan.rule_rewrites import KeepInstances, StartAt
 from deltalog.plan.rules import FULL, rule_plan
-from deltalog.syntax.ast import Atom, Comparison, Constant, Negation, Program, Rule, Variable
+from deltalog.syntax.ast import Atom, Comparison, Constant, Negation, Variable
+from deltalog.syntax.statements import Program, Rule
 from reference import naive_materialise
 from strategies import DOMAIN, apply_update, rows, update_sequences
 from test_differential import nonempty, with_facts
