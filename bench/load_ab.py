@@ -10,12 +10,13 @@ page faults (the first use of memory is part of a load's cost: issue 15, stop 16
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from ab_cases import case_arguments
 
 DATA = Path(__file__).resolve().parent / "data"
 PROBE = r"""
@@ -31,10 +32,8 @@ print(time.process_time() - start, resource.getrusage(resource.RUSAGE_SELF).ru_m
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("cases", nargs="+", help="case directories' names under bench/data")
+    ap = case_arguments(repeat=9)
     ap.add_argument("--src", required=True, help="comma-separated src directories")
-    ap.add_argument("--repeat", type=int, default=9)
     args = ap.parse_args()
     sources = [str(Path(s).resolve()) for s in args.src.split(",")]
     for case in args.cases:

@@ -17,7 +17,6 @@ then compiles deltalog's ~90 modules from source (~0.13 s of CPU, more than the 
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import shutil
@@ -26,6 +25,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from ab_cases import case_arguments
 
 BENCH = Path(__file__).resolve().parent
 SRC = BENCH.parent / "src"
@@ -58,10 +59,8 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("cases", nargs="+", help="case directories' names under bench/data")
+    ap = case_arguments(repeat=5)
     ap.add_argument("--base", type=Path, help="src/ of the checkout to compare with")
-    ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     cases = {name: commands(BENCH / "data" / name, args.base) for name in args.cases}
     times: dict[str, dict[str, list[tuple[float, float]]]] = {name: {e: [] for e in c} for name, c in cases.items()}

@@ -19,12 +19,11 @@ from deltalog.syntax.ast import (
     Expr,
     Literal,
     Negation,
-    Program,
-    Rule,
     Variable,
     expr_variables,
     literal_atoms,
 )
+from deltalog.syntax.statements import Program, Rule
 
 Value = tuple[str, object]
 """A value is ``(kind, python_value)``: ("int", 1), ("float", 1.0), ("string", "a"), ("iri", "http://x")."""

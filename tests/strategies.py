@@ -8,18 +8,8 @@ from typing import Mapping
 
 from hypothesis import strategies as st
 
-from deltalog.syntax.ast import (
-    Aggregate,
-    Atom,
-    BinaryOp,
-    Call,
-    Comparison,
-    Constant,
-    Negation,
-    Program,
-    Rule,
-    Variable,
-)
+from deltalog.syntax.ast import Aggregate, Atom, BinaryOp, Call, Comparison, Constant, Negation, Variable
+from deltalog.syntax.statements import Program, Rule
 
 Value = tuple[str, object]
 Facts = dict[str, set[tuple[Value, ...]]]

@@ -23,15 +23,11 @@ from deltalog.syntax.ast import (
     Call,
     Comparison,
     Constant,
-    Fact,
-    InputDirective,
     Negation,
-    OutputDirective,
-    Program,
-    Rule,
     Span,
     Variable,
 )
+from deltalog.syntax.statements import Fact, InputDirective, OutputDirective, Program, Rule
 
 # ---------------------------------------------------------------- AST helpers
 

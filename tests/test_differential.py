@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, note
 
 from deltalog.api import Reasoner
-from deltalog.syntax.ast import Atom, Constant, Fact, Program
+from deltalog.syntax.ast import Atom, Constant
+from deltalog.syntax.statements import Fact, Program
 from reference import naive_materialise
 from strategies import programs_and_facts
 

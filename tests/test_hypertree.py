@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from deltalog.api import Reasoner
 from deltalog.plan.combined import rule_path, rule_paths
 from deltalog.plan.hypertree import YannakakisPlanner
+from deltalog.plan.rule_rewrites import KeepInstances, StartAt
 from deltalog.plan.rules import FULL, rule_plan
-from deltalog.syntax.ast import Atom, Comparison, Constant, Negation, Program, Rule, Variable
+from deltalog.syntax.ast import Atom, Comparison, Constant, Negation, Variable
+from deltalog.syntax.statements import Program, Rule
 from reference import naive_materialise
 from strategies import DOMAIN, apply_update, rows, update_sequences
 from test_differential import nonempty, with_facts
@@ -28,14 +30,14 @@ class HdStats(FixedStats):
     planner = YannakakisPlanner()
 
 
-def hd_plan(text: str, windows, first=None, sizes=None, **options) -> str:
+def hd_plan(text: str, windows, *rewrites, sizes=None) -> str:
     stats = HdStats(sizes or {"e": 1000, "cw": 1000, "ca": 1000, "pc": 100_000})
-    return str(rule_plan(rule(text), windows, stats, first=first, **options)).strip()
+    return str(rule_plan(rule(text), windows, stats, *rewrites)).strip()
 
 
 def test_triangle_is_one_node():
     """Width 2, one bag {X, Y, Z}: the in-node join of two atoms, the third a semi-join filter."""
-    assert hd_plan("t(X, Y, Z) :- e(X, Y), e(Y, Z), e(Z, X).", [(5, 6), FULL, FULL], first=0) == """\
+    assert hd_plan("t(X, Y, Z) :- e(X, Y), e(Y, Z), e(Z, X).", [(5, 6), FULL, FULL], StartAt(0)) == """\
 Project[c0=X, c1=Y, c2=Z]
   SemiJoin[X, Z]
     Join[Y]
@@ -48,7 +50,7 @@ def test_pc_rule_starts_at_the_delta_node():
     """000 section 3: two nodes over {X, Y} (Z1, Z2 projected away inside their nodes); the tree is rooted
     at the node of the delta pc(Z1, Y), whose rows seed the other node (the top-down pass from p_i of
     000 Algorithm 4), and the two node relations are joined on (X, Y)."""
-    assert hd_plan(PC, [FULL, FULL, (5, 6), (0, 6)], first=2) == """\
+    assert hd_plan(PC, [FULL, FULL, (5, 6), (0, 6)], StartAt(2)) == """\
 Project[c0=X, c1=Y]
   Join[X, Y]
     Distinct
@@ -72,7 +74,7 @@ Project[c0=X, c1=Y]
 def test_four_cycle_reduces_then_joins():
     """A 4-cycle has width 2: bags {W, X, Y} (the delta's) and {W, Y, Z}; Y and W separate them."""
     text = "s(X, Z) :- e(X, Y), e(Y, Z), e(Z, W), e(W, X)."
-    assert hd_plan(text, [(5, 6), FULL, FULL, FULL], first=0) == """\
+    assert hd_plan(text, [(5, 6), FULL, FULL, FULL], StartAt(0)) == """\
 Project[c0=X, c1=Z]
   Distinct
     Project[X=X, Z=Z]
@@ -101,8 +103,8 @@ def test_counting_instances_fall_back_to_greedy():
     """One row per rule instance (Counting, DRed/C) forbids projections: the greedy plan is used."""
     text = "s(X, Z) :- e(X, Y), e(Y, Z), e(Z, W), e(W, X)."
     windows = [(5, 6), FULL, FULL, FULL]
-    greedy = str(rule_plan(rule(text), windows, FixedStats({"e": 1000}), first=0, exact_instances=True))
-    assert hd_plan(text, windows, first=0, exact_instances=True) == greedy.strip()
+    greedy = str(rule_plan(rule(text), windows, FixedStats({"e": 1000}), StartAt(0), KeepInstances()))
+    assert hd_plan(text, windows, StartAt(0), KeepInstances()) == greedy.strip()
 
 
 def test_negation_with_a_local_variable_and_a_comparison_go_to_a_node():

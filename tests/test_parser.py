@@ -10,8 +10,9 @@ from deltalog.errors import ParseError
 from deltalog.syntax import parse, parse_atom, parse_file
 from deltalog.syntax.ast import (
     AGGREGATE_FUNCTIONS, COMPARISON_OPERATORS, KEYWORDS, Aggregate, Atom, BinaryOp, Call, Comparison,
-    Constant, Fact, InputDirective, Negation, OutputDirective, Program, Rule, Span, Variable,
+    Constant, Negation, Span, Variable,
 )
+from deltalog.syntax.statements import Fact, InputDirective, OutputDirective, Program, Rule
 
 X, Y, Z = Variable("X"), Variable("Y"), Variable("Z")
 

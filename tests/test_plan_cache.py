@@ -10,6 +10,7 @@ from deltalog.analysis.program import analyse
 from deltalog.api import Reasoner
 from deltalog.plan.cache import SMALL_ROWS, PlanCache, shape_of
 from deltalog.plan.rules import View, rule_plan
+from deltalog.plan.rule_rewrites import MatchNegation, StartAt
 from deltalog.syntax import parse
 
 TC = "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n"
@@ -51,32 +52,46 @@ def test_shapes_rename_generations_and_keep_literals():
 def test_a_reused_plan_is_the_plan_planned_afresh():
     rule = recursive_rule()
     stats = Sizes({"path": 1000, "edge": 100})
-    first = rule_plan(rule, [(5, 6), (0, 6)], stats, first=0)
-    again = rule_plan(rule, [(41, 42), (0, 42)], stats, first=0)
-    fresh = rule_plan(rule, [(41, 42), (0, 42)], Sizes({"path": 1000, "edge": 100}), first=0)
+    first = rule_plan(rule, [(5, 6), (0, 6)], stats, StartAt(0))
+    again = rule_plan(rule, [(41, 42), (0, 42)], stats, StartAt(0))
+    fresh = rule_plan(rule, [(41, 42), (0, 42)], Sizes({"path": 1000, "edge": 100}), StartAt(0))
     assert str(again) == str(fresh) and str(again) != str(first)
     assert (stats.plan_cache.hits, stats.plan_cache.misses) == (1, 1)
+
+
+def test_rewrites_are_keyed_by_value_and_the_views_they_read_by_shape():
+    """A rewrite's own values (which negated atom is matched) tell variants apart; the views it reads are
+    keyed like the atoms' views, by shape, and the reused plan reads the new call's generations."""
+    rule = analyse(parse("t(X, Y) :- r(X, Y), not a(X), not b(Y).")).strata[-1].rules[0]
+    sizes = {"r": 1000, "a": 100, "b": 100}
+    stats = Sizes(sizes)
+    rule_plan(rule, [(0, 6)], stats, MatchNegation(0, View(5, 6)))
+    again = rule_plan(rule, [(0, 9)], stats, MatchNegation(0, View(8, 9)))
+    other = rule_plan(rule, [(0, 9)], stats, MatchNegation(1, View(8, 9)))
+    assert str(again) == str(rule_plan(rule, [(0, 9)], Sizes(sizes), MatchNegation(0, View(8, 9))))
+    assert "Scan a(X) gen[8:9)" in str(again) and "Scan b(Y) gen[8:9)" in str(other)
+    assert (stats.plan_cache.hits, stats.plan_cache.misses) == (1, 2)
 
 
 def test_plans_are_redone_when_a_size_moves_by_more_than_a_factor_of_two():
     rule = recursive_rule()
     stats = Sizes({"path": 100_000, "edge": 10_000}, delta=1000)
-    rule_plan(rule, [(5, 6), (0, 6)], stats, first=0)
+    rule_plan(rule, [(5, 6), (0, 6)], stats, StartAt(0))
     stats.delta = 1900                    # within a factor of 2 of 1000
-    rule_plan(rule, [(6, 7), (0, 7)], stats, first=0)
+    rule_plan(rule, [(6, 7), (0, 7)], stats, StartAt(0))
     stats.delta = 2100                    # past it
-    rule_plan(rule, [(7, 8), (0, 8)], stats, first=0)
+    rule_plan(rule, [(7, 8), (0, 8)], stats, StartAt(0))
     assert (stats.plan_cache.hits, stats.plan_cache.misses) == (1, 2)
 
 
 def test_sizes_under_small_rows_are_all_alike():
     rule = recursive_rule()
     stats = Sizes({"path": 100_000, "edge": 10_000}, delta=3)
-    rule_plan(rule, [(5, 6), (0, 6)], stats, first=0)
+    rule_plan(rule, [(5, 6), (0, 6)], stats, StartAt(0))
     stats.delta = SMALL_ROWS - 1          # 170x the delta it was planned for, but still small
-    rule_plan(rule, [(6, 7), (0, 7)], stats, first=0)
+    rule_plan(rule, [(6, 7), (0, 7)], stats, StartAt(0))
     stats.delta = 2 * SMALL_ROWS + 1      # past a factor of 2 of SMALL_ROWS
-    rule_plan(rule, [(7, 8), (0, 8)], stats, first=0)
+    rule_plan(rule, [(7, 8), (0, 8)], stats, StartAt(0))
     assert (stats.plan_cache.hits, stats.plan_cache.misses) == (1, 2)
 
 

@@ -17,6 +17,7 @@ from deltalog.api import Reasoner
 from deltalog.plan import ir
 from deltalog.plan.greedy import GreedyPlanner, atom_source
 from deltalog.plan.query import BodyQuery, InView, Planner, start_at
+from deltalog.plan.rule_rewrites import HeadIn, KeepInstances, MatchNegation, StartAt
 from deltalog.plan.rules import (FULL, View, body_query, head_projection, instance_counts, instance_variables,
                                  plan_body, rule_plan)
 from deltalog.plan.walk import walk
@@ -57,7 +58,7 @@ def test_pc_rule_group_becomes_a_semijoin():
     their own and semi-joined on (X, Y) instead of expanding every binding through them."""
     info = rule(PC)
     windows = [FULL, FULL, (5, 6), (0, 6)]
-    assert plan_text(rule_plan(info, windows, PC_STATS, first=2)) == """\
+    assert plan_text(rule_plan(info, windows, PC_STATS, StartAt(2))) == """\
 Project[c0=X, c1=Y]
   SemiJoin[X, Y]
     Join[Z1]
@@ -75,7 +76,7 @@ def test_pc_rule_counting_instances_keeps_every_join():
     (only the last atom, all of its variables bound, is an existence check)."""
     info = rule(PC)
     windows = [FULL, FULL, (5, 6), (0, 6)]
-    assert plan_text(rule_plan(info, windows, PC_STATS, first=2, exact_instances=True)) == """\
+    assert plan_text(rule_plan(info, windows, PC_STATS, StartAt(2), KeepInstances())) == """\
 Project[c0=X, c1=Y]
   SemiJoin[Y, Z2]
     Join[X]
@@ -105,7 +106,7 @@ def test_seminaive_variants_start_at_the_delta(delta, windows, expected):
     """000 equation (7): variant i reads atom i in the delta, earlier atoms old, later ones full;
     the pipeline starts at the delta atom whatever the sizes say."""
     stats = FixedStats({"path": 10}, delta=1000)   # the delta is not the smallest: first= still wins
-    assert plan_text(rule_plan(rule(TC), windows, stats, first=delta)) == expected
+    assert plan_text(rule_plan(rule(TC), windows, stats, StartAt(delta))) == expected
 
 
 def test_without_a_delta_the_smallest_atom_starts():
@@ -139,7 +140,7 @@ def test_negation_matched_positively_starts_the_pipeline():
     the negated atom is read in its own view."""
     info = rule("t(X, Y) :- r(X, Y), not a(X).")
     stats = FixedStats({"r": 1000, "a": 100})
-    plan = rule_plan(info, [View(visible=3)], stats, first_negation=0, negative_views=[View(4, 5)])
+    plan = rule_plan(info, [View(visible=3)], stats, MatchNegation(0, View(4, 5)))
     assert plan_text(plan) == """\
 Project[c0=X, c1=Y]
   Join[X]
@@ -152,8 +153,7 @@ def test_negation_with_a_local_variable_is_rechecked():
     apart, then anti-joined again in the recheck view."""
     info = rule("t(X, Y) :- r(X, Y), not a(X, _).")
     stats = FixedStats({"r": 1000, "a": 100})
-    plan = rule_plan(info, [FULL], stats, first_negation=0, negative_views=[View(4, 5)],
-                     recheck_view=View(until=4))
+    plan = rule_plan(info, [FULL], stats, MatchNegation(0, View(4, 5), recheck=View(until=4)))
     assert plan_text(plan) == """\
 Project[c0=X, c1=Y]
   Join[X]
@@ -209,7 +209,7 @@ Project[c0=X, c1=Y, c2=Z]
 def test_triangle_instance_counts():
     """Per head tuple, the number of rule instances (distinct bindings of every variable)."""
     stats = FixedStats({"e": 1000})
-    assert plan_text(instance_counts(rule(TRIANGLE), [(5, 6), (0, 6), (0, 6)], stats, first=0)) == """\
+    assert plan_text(instance_counts(rule(TRIANGLE), [(5, 6), (0, 6), (0, 6)], stats, StartAt(0))) == """\
 Project[c0=X, c1=Y, c2=Z, n=n]
   Aggregate[X, Y, Z; n = count()]
     Project[X=c0, Y=c1, Z=c2]
@@ -227,7 +227,7 @@ def test_head_bound_by_a_view_starts_the_pipeline():
     whose Y the head does not need, is checked as one group."""
     info = rule("path(X, Z) :- path(X, Y), edge(Y, Z).")
     stats = FixedStats({"path": 1000, "edge": 100})
-    plan = rule_plan(info, [View(visible=3)] * 2, stats, head_view=View(deleted=(3, 4)))
+    plan = rule_plan(info, [View(visible=3)] * 2, stats, HeadIn(View(deleted=(3, 4))))
     assert plan_text(plan) == """\
 Project[c0=X, c1=Z]
   SemiJoin[X, Z]
@@ -286,7 +286,7 @@ body pc(Z1, Y) gen[5:6) (first)
 body pc(Z2, Y) gen[0:6)
 needed X, Y"""
     direct = head_projection(plan_body(query, PC_STATS), info.head)
-    assert direct == rule_plan(info, [FULL, FULL, (5, 6), (0, 6)], PC_STATS, first=2)
+    assert direct == rule_plan(info, [FULL, FULL, (5, 6), (0, 6)], PC_STATS, StartAt(2))
 
 
 def test_instance_variables_are_every_binding_variable():
@@ -305,7 +305,7 @@ def test_every_seminaive_variant_starts_at_its_delta(program):
         n = len(info.positive)
         for i in range(n):
             windows = [(0, 5) if j < i else (5, 6) if j == i else (0, 6) for j in range(n)]
-            leftmost = next(s for s in walk(rule_plan(info, windows, stats, first=i)) if isinstance(s, ir.Scan))
+            leftmost = next(s for s in walk(rule_plan(info, windows, stats, StartAt(i))) if isinstance(s, ir.Scan))
             assert (leftmost.relation, leftmost.since, leftmost.until) == (info.positive[i].predicate, 5, 6)
 
 

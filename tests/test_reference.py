@@ -32,13 +32,11 @@ from deltalog.syntax.ast import (  # noqa: E402
     Call,
     Comparison,
     Constant,
-    Fact,
     Negation,
-    Program,
-    Rule,
     Variable,
     literal_atoms,
 )
+from deltalog.syntax.statements import Fact, Program, Rule
 
 # ---------------------------------------------------------------- building ASTs tersely
 

@@ -18,6 +18,7 @@ from deltalog.backends.local import witness
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.plan import ir
 from deltalog.plan.rules import View, rule_plan
+from deltalog.plan.rule_rewrites import HeadIn, NegationsIn, WitnessOnly
 from deltalog.syntax.ast import Constant
 
 DOMAIN = range(5)
@@ -57,8 +58,8 @@ def engine(relations: dict[str, set], gone: dict[str, set], candidates: set, chu
 
 def evaluate(reasoner: Reasoner, rule: int, view: View, witnessed: bool) -> set:
     info = reasoner.analysed.rules[rule]
-    plan = rule_plan(info, [view] * len(info.positive), reasoner.reasoning, head_view=View(relation="cand"),
-                     negative_views=[view] * len(info.negative))
+    plan = rule_plan(info, [view] * len(info.positive), reasoner.reasoning,
+                     NegationsIn((view,) * len(info.negative)), HeadIn(View(relation="cand")))
     frame = reasoner.backend.evaluate(plan=ir.Witnessed(plan) if witnessed else plan)
     return {tuple(row) for row in frame.rows()}
 
@@ -112,7 +113,7 @@ def test_a_candidate_with_many_witnesses_is_reported_once_and_stops_early():
     f = {(y, 9) for y in range(400)}
     reasoner, _ = engine({"e": e, "f": f, "g": {(9, 0), (9, 1)}, "n": set()}, {}, {(0, 0), (1, 1), (0, 1)}, 1 << 18)
     info = reasoner.analysed.rules[0]
-    plan = rule_plan(info, [View()] * 3, reasoner.reasoning, head_view=View(relation="cand"), label="r0")
+    plan = rule_plan(info, [View()] * 3, reasoner.reasoning, HeadIn(View(relation="cand")), label="r0")
     metrics: dict[str, int] = {}
     frames = list(reasoner.backend.evaluate(plan=ir.Witnessed(plan)).rows())
     assert sorted(frames) == [(0, 0), (0, 1), (1, 1)]
@@ -171,8 +172,8 @@ def test_witness_plans_expand_a_join_rather_than_evaluate_the_group_apart():
     from test_plans import FixedStats, rule
     info = rule("h(X, Z) :- a(X, Y), b(Y, Z).")
     stats = FixedStats({"a": 1000, "b": 1000, "cand": 100_000}, selectivity=1000)
-    full = rule_plan(info, [View()] * 2, stats, head_view=View(relation="cand"))
-    witness = rule_plan(info, [View()] * 2, stats, head_view=View(relation="cand"), witness=True)
+    full = rule_plan(info, [View()] * 2, stats, HeadIn(View(relation="cand")))
+    witness = rule_plan(info, [View()] * 2, stats, HeadIn(View(relation="cand")), WitnessOnly())
     assert any(isinstance(n, ir.Distinct) for n in walk(full))
     assert isinstance(witness, ir.Witnessed) and not any(isinstance(n, ir.Distinct) for n in walk(witness))
 
@@ -186,7 +187,7 @@ def test_a_candidate_a_later_atom_rules_out_is_not_expanded(monkeypatch):
     e = {(x, y) for x in range(10, 200) for y in range(10)} | {(1, 0), (7, 2)}
     reasoner, _ = engine({"e": e, "f": f, "g": g, "n": set()}, {"e": {(7, 2)}}, {(1, 0), (7, 0)}, 1 << 18)
     info = reasoner.analysed.rules[0]
-    plan = rule_plan(info, [View()] * 3, reasoner.reasoning, head_view=View(relation="cand"))
+    plan = rule_plan(info, [View()] * 3, reasoner.reasoning, HeadIn(View(relation="cand")))
     assert str(plan).index("Scan g") < str(plan).index("Scan e")   # the planner joins g(Z, W) first
     expanded: list[int] = []
     joined = witness.Search.joined

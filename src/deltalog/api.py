@@ -31,7 +31,8 @@ from deltalog.plan import ir
 from deltalog.plan.combined import DEFAULT_HD, HD_MODES
 from deltalog.plan.rules import term
 from deltalog.sources import make_backend, read_program
-from deltalog.syntax.ast import Program, Variable
+from deltalog.syntax.ast import Variable
+from deltalog.syntax.statements import Program
 
 if TYPE_CHECKING:   # Polars is imported where a frame is made: a run over int files never needs it
     import polars as pl

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from deltalog.analysis.program import AnalysedProgram
     from deltalog.backends.base import Backend
     from deltalog.reasoning.context import Reasoning
-    from deltalog.syntax.ast import Declaration, Program
+    from deltalog.syntax.statements import Declaration, Program
 
 FACTS_GENERATION = 0
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from deltalog.errors import UsageError
-from deltalog.syntax.ast import Program
+from deltalog.syntax.statements import Program
 from deltalog.syntax.parsed_cache import parse_cached
 from deltalog.syntax.source_text import read_source
 

@@ -24,6 +24,7 @@ from deltalog.algorithms.overdeletion import overdelete
 from deltalog.algorithms.rederivation import rederive
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.plan import ir
+from deltalog.plan.rule_rewrites import AggregatesIn, NegationsIn
 from deltalog.plan.rules import View, instance_counts
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.instances import delta_rule_plans
@@ -77,8 +78,8 @@ def old_explicit(update: Update, predicate: str, view: View) -> ir.Node:
 
 
 def rule_counts(update: Update, info: RuleInfo, view: View) -> ir.Node:
-    return instance_counts(info, [view] * len(info.positive), update.reasoning, label=rule_label(info),
-                           negative_views=[view] * len(info.negative), inner_view=view)
+    return instance_counts(info, [view] * len(info.positive), update.reasoning,
+                           NegationsIn((view,) * len(info.negative)), AggregatesIn(view), label=rule_label(info))
 
 
 def update_counters(update: Update, stratum: Stratum) -> None:

@@ -36,6 +36,7 @@ from deltalog.analysis.program import Stratum
 from deltalog.modules import backward_modules
 from deltalog.modules.base import BackwardModule
 from deltalog.plan import ir
+from deltalog.plan.rule_rewrites import HeadIn, NegationsIn
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.update import Update, fact_columns, tuples_of
@@ -170,8 +171,8 @@ class Proofs:
                                    self.on(p))
             else:
                 plan = rule_plan(info, [v.surviving] * len(info.positive), reasoning,
-                                 head_view=View(relation=self.checked[p]),
-                                 negative_views=[v.old_or_added] * len(info.negative), label=rule_label(info))
+                                 NegationsIn((v.old_or_added,) * len(info.negative)),
+                                 HeadIn(View(relation=self.checked[p])), label=rule_label(info))
             fresh = ir.AntiJoin(plan, self.scan(self.proved[p], p), self.on(p))
             reasoning.derive(info, fresh, generation, phase="saturation", relation=self.proved[p])
         return generation

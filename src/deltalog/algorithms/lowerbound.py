@@ -39,6 +39,7 @@ from deltalog.algorithms.aggregate_rules import aggregate_results
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.modules import modules_of
 from deltalog.plan import ir
+from deltalog.plan.rule_rewrites import HeadIn, WitnessOnly
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.update import Update, fact_columns, tuples_of
@@ -96,5 +97,5 @@ def derived_now(update: Update, info: RuleInfo, found: View, candidates: ir.Node
         # p(X, N) :- N = count Y : {...}: the group's new result, compared with the candidate
         columns = fact_columns(len(info.head.terms))
         return ir.SemiJoin(candidates, aggregate_results(update, info, View()), columns)
-    return rule_plan(info, [View()] * len(info.positive), update.reasoning, head_view=found,
-                     label=rule_label(info), witness=True)
+    return rule_plan(info, [View()] * len(info.positive), update.reasoning, HeadIn(found), WitnessOnly(),
+                     label=rule_label(info))

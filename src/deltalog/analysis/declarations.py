@@ -13,7 +13,8 @@ from typing import Iterable, Mapping
 
 from deltalog.analysis.types import static_kind
 from deltalog.errors import ArityError, DeclarationError, TypeCheckError
-from deltalog.syntax.ast import TYPE_NAMES, Atom, Constant, Declaration, Program, Variable
+from deltalog.syntax.ast import Atom, Constant, Variable
+from deltalog.syntax.statements import TYPE_NAMES, Declaration, Program
 
 ALL_KINDS = frozenset({"int", "float", "string", "iri"})
 TYPE_KINDS = {"int": frozenset({"int"}), "float": frozenset({"float"}), "number": frozenset({"int", "float"}),

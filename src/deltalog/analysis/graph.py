@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Iterator
 
-from deltalog.syntax.ast import NO_SPAN, Aggregate, Atom, Literal, Negation, Program, Span
+from deltalog.syntax.ast import NO_SPAN, Aggregate, Atom, Literal, Negation, Span
+from deltalog.syntax.statements import Program
 
 POSITIVE, NEGATIVE, AGGREGATE = "positive", "negative", "aggregate"
 TEXT_PREFIX = {POSITIVE: "", NEGATIVE: "not ", AGGREGATE: "agg "}

@@ -17,7 +17,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
-from deltalog.syntax.ast import Rule, literal_atoms
+from deltalog.syntax.ast import literal_atoms
+from deltalog.syntax.statements import Rule
 
 if TYPE_CHECKING:
     from deltalog.analysis.program import AnalysedProgram

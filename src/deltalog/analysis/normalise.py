@@ -6,18 +6,8 @@ from dataclasses import replace
 from typing import Iterable, TypeGuard
 
 from deltalog.errors import UnsafeVariableError
-from deltalog.syntax.ast import (
-    Aggregate,
-    Assignment,
-    Atom,
-    Comparison,
-    Expr,
-    Literal,
-    Program,
-    Rule,
-    Variable,
-    expr_variables,
-)
+from deltalog.syntax.ast import Aggregate, Assignment, Atom, Comparison, Expr, Literal, Variable, expr_variables
+from deltalog.syntax.statements import Program, Rule
 
 
 def names(variables: Iterable[Variable]) -> set[str]:

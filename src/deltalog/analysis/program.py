@@ -14,9 +14,8 @@ from deltalog.analysis.modules import ModuleChoice
 from deltalog.analysis.normalise import atom_variables, normalise_assignments, resolve_equalities
 from deltalog.analysis.safety import body_variables, check_safety, literal_variables, negation_locals
 from deltalog.analysis.types import check_arities, check_functions, check_types, rule_body_atoms
-from deltalog.syntax.ast import (
-    Aggregate, Assignment, Atom, Comparison, Declaration, Literal, Negation, Program, Rule, Span,
-)
+from deltalog.syntax.ast import Aggregate, Assignment, Atom, Comparison, Literal, Negation, Span
+from deltalog.syntax.statements import Declaration, Program, Rule
 
 PredicateWarning = tuple[str, Span]
 """A predicate used in a body (or declared as output) that nothing defines, with where it is used."""

@@ -6,19 +6,8 @@ from typing import Iterable, Iterator
 
 from deltalog.analysis.normalise import atom_variables, scope_bound
 from deltalog.errors import UnsafeVariableError
-from deltalog.syntax.ast import (
-    Aggregate,
-    Assignment,
-    Atom,
-    Comparison,
-    Fact,
-    Literal,
-    Negation,
-    Program,
-    Rule,
-    Variable,
-    expr_variables,
-)
+from deltalog.syntax.ast import Aggregate, Assignment, Atom, Comparison, Literal, Negation, Variable, expr_variables
+from deltalog.syntax.statements import Fact, Program, Rule
 
 Occurrences = dict[str, list[bool]]
 """For each variable of a rule, one entry per literal it occurs in: whether that literal is a negated atom."""

@@ -18,10 +18,10 @@ from deltalog.syntax.ast import (
     Constant,
     Expr,
     Literal,
-    Program,
     Span,
     literal_atoms,
 )
+from deltalog.syntax.statements import Program
 
 NUMERIC_FUNCTIONS = frozenset({"abs", "int", "float"})
 TEXT_FUNCTIONS = frozenset({"str", "concat"})

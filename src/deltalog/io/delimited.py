@@ -20,7 +20,8 @@ from deltalog.storage.values import FLOAT, INT, UnrepresentableValue
 from deltalog.io.declared import BadCell, text_column
 from deltalog.io.formats import DIALECTS, Dialect
 from deltalog.io.text_rows import read_bytes, rows, text_columns
-from deltalog.syntax.ast import Declaration, Span
+from deltalog.syntax.ast import Span
+from deltalog.syntax.statements import Declaration
 
 SAMPLE_BYTES, SAMPLE_ROWS = 1 << 16, 1000
 _LINE_FEED, _CARRIAGE_RETURN = 10, 13

@@ -20,7 +20,8 @@ from deltalog.io.delimited import DIALECTS, empty_table, read_delimited
 from deltalog.io.formats import RDF_SUFFIXES, TABLE_SUFFIXES
 from deltalog.io.int_columns import as_polars
 from deltalog.io.writers import cell_strings
-from deltalog.syntax.ast import Declaration, Span
+from deltalog.syntax.ast import Span
+from deltalog.syntax.statements import Declaration
 
 __all__ = ["CELLS_SUFFIX", "DIALECTS", "RDF_SUFFIXES", "TABLE_SUFFIXES", "empty_table", "read_facts_dir", "read_table",
            "values_frame"]

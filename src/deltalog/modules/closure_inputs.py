@@ -28,6 +28,7 @@ from deltalog.backends.base import Backend, EncodedColumns
 from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.modules.plans import PAIR, apart, column, diagonal, keyed, pairs, swap, union
 from deltalog.plan import ir
+from deltalog.plan.rule_rewrites import AggregatesIn, NegationsIn
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.workspace import explicit_relation
@@ -117,8 +118,8 @@ class ClosureInputs(ABC):
             if grounded and id(info) in recursive:
                 continue
             n = len(info.positive)
-            plan = rule_plan(info, [view] * n, reasoning, negative_views=[negative] * len(info.negative),
-                             inner_view=view)
+            plan = rule_plan(info, [view] * n, reasoning, NegationsIn((negative,) * len(info.negative)),
+                             AggregatesIn(view))
             parts.append(swap(plan) if self.flip else plan)
         return union(parts)
 

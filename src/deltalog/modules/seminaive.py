@@ -16,6 +16,7 @@ from typing import Callable, Mapping, Sequence
 from deltalog.analysis.program import RuleInfo
 from deltalog.modules.base import AtomViews, BodyPlans, DeltaViews, InstancePlans, RulePlans, Window
 from deltalog.plan import ir
+from deltalog.plan.rule_rewrites import HeadIn, MatchNegation, NegationsIn, Produce, StartAt
 from deltalog.plan.rules import FULL, View, instance_bindings, rule_plan
 from deltalog.reasoning.context import Reasoning, rule_label
 from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
@@ -58,8 +59,8 @@ class SeminaiveModule:
             for i in self.recursive_positions(info):
                 if info.positive[i].predicate not in grown:
                     continue
-                plan = rule_plan(info, self.windows(info, i, delta, generation), reasoning,
-                                 first=i, label=rule_label(info))
+                plan = rule_plan(info, self.windows(info, i, delta, generation), reasoning, StartAt(i),
+                                 label=rule_label(info))
                 if reasoning.derive(info, plan, generation):
                     grew.add(info.head.predicate)
         return grew
@@ -102,8 +103,9 @@ class SeminaiveModule:
                          v.alive_after(previous) if j < i else
                          v.deleted_at(previous) if j == i else v.alive_after(previous - 1)
                          for j, a in enumerate(info.positive)]
-                yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info),
-                                      negative_views=[v.old_or_added] * len(info.negative))
+                yield info, rule_plan(info, views, update.reasoning,
+                                      NegationsIn((v.old_or_added,) * len(info.negative)), StartAt(i),
+                                      label=rule_label(info))
 
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """One-step rederivation, as DRed does (003's Red may take several steps; one is enough here
@@ -129,32 +131,32 @@ class SeminaiveModule:
                     continue
                 views = [View(generation, generation + 1, relation=deltas[predicate]) if j == i else View()
                          for j in range(len(info.positive))]
-                yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info))
+                yield info, rule_plan(info, views, update.reasoning, StartAt(i), label=rule_label(info))
 
     # ---- counters of rule instances (Counting, 001 Algorithms 2-3) -----------------------------
 
     def instances(self, update: Update, whole: AtomViews, delta: DeltaViews, negative: AtomViews) -> InstancePlans:
         for info in self.rules:
-            negative_views = [negative(a) for a in info.negative]
+            negated_in = NegationsIn(tuple(negative(a) for a in info.negative))
             plans = []
             for j, atom in enumerate(info.positive):
                 if (view := delta(atom)) is not None:
                     views = [view if k == j else whole(a) for k, a in enumerate(info.positive)]
-                    plans.append(instance_bindings(info, views, update.reasoning, first=j, label=rule_label(info),
-                                                   negative_views=negative_views))
+                    plans.append(instance_bindings(info, views, update.reasoning, negated_in, StartAt(j),
+                                                   label=rule_label(info)))
             if plans:
                 yield info, plans
 
     def negated_instances(self, update: Update, whole: AtomViews, negative: AtomViews,
                           matched: DeltaViews) -> InstancePlans:
         for info in self.rules:
-            views, negative_views = [whole(a) for a in info.positive], [negative(a) for a in info.negative]
+            views, negative_views = [whole(a) for a in info.positive], tuple(negative(a) for a in info.negative)
             plans = []
             for j, atom in enumerate(info.negative):
                 if (view := matched(atom)) is not None:
-                    plans.append(instance_bindings(info, views, update.reasoning, first_negation=j,
-                                                   recheck_view=negative_views[j], label=rule_label(info),
-                                                   negative_views=negative_views[:j] + [view] + negative_views[j + 1:]))
+                    plans.append(instance_bindings(info, views, update.reasoning, NegationsIn(negative_views),
+                                                   MatchNegation(j, view, recheck=negative_views[j]),
+                                                   label=rule_label(info)))
             if plans:
                 yield info, plans
 
@@ -164,9 +166,9 @@ class SeminaiveModule:
         for info in self.rules:
             head = heads(info.head.predicate)
             for atom in [a for a in info.positive if a.predicate in self.predicates]:
-                yield info, atom, rule_plan(info, [body] * len(info.positive), update.reasoning, head_view=head,
-                                            output=atom, negative_views=[negative] * len(info.negative),
-                                            label=rule_label(info))
+                yield info, atom, rule_plan(info, [body] * len(info.positive), update.reasoning,
+                                            NegationsIn((negative,) * len(info.negative)), HeadIn(head),
+                                            Produce(atom), label=rule_label(info))
 
     def forward(self, update: Update, relations: dict[str, str], delta: int, lower: View,
                 negative: View) -> RulePlans:
@@ -179,5 +181,5 @@ class SeminaiveModule:
                          View(delta, delta + 1, relation=relations[a.predicate]) if j == i else
                          View(0, delta + 1, relation=relations[a.predicate])
                          for j, a in enumerate(info.positive)]
-                yield info, rule_plan(info, views, update.reasoning, first=i, label=rule_label(info),
-                                      negative_views=[negative] * len(info.negative))
+                yield info, rule_plan(info, views, update.reasoning, NegationsIn((negative,) * len(info.negative)),
+                                      StartAt(i), label=rule_label(info))

@@ -1,78 +1,16 @@
-"""The relational algebra of plans: expressions and the nodes every backend executes (the IR's
-core; ``deltalog.plan.ir`` is the one name to import them by, closure nodes included)."""
+"""The relational algebra of plans: the nodes every backend executes (the IR's core, over the
+expressions of plan/expressions.py; ``deltalog.plan.ir`` is the one name to import them by, closure
+nodes included)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
+from deltalog.plan.expressions import Col, Compare, Expr, Term
 from deltalog.syntax.ast import Constant
 
-
-# ---- expressions ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Col:
-    """A reference to a named column."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return self.name
-
-
-@dataclass(frozen=True)
-class Lit:
-    """A constant, carried as its typed value; backends encode it with their dictionary."""
-
-    constant: Constant
-
-    def __str__(self) -> str:
-        return str(self.constant)
-
-
-@dataclass(frozen=True)
-class Arith:
-    """``left op right`` with op in + - * / %."""
-
-    op: str
-    left: "Expr"
-    right: "Expr"
-
-    def __str__(self) -> str:
-        return f"({self.left} {self.op} {self.right})"
-
-
-@dataclass(frozen=True)
-class Func:
-    """A built-in function call (abs, min, max, concat, str, int, float)."""
-
-    name: str
-    args: tuple["Expr", ...]
-
-    def __str__(self) -> str:
-        return f"{self.name}({', '.join(map(str, self.args))})"
-
-
-@dataclass(frozen=True)
-class Compare:
-    """``left op right`` with op in = != < <= > >= (docs/semantics.md: numbers compare numerically),
-    or ``same``: the two sides are the same constant (same kind and value), as a join would require."""
-
-    op: str
-    left: "Expr"
-    right: "Expr"
-
-    def __str__(self) -> str:
-        return f"{self.left} {self.op} {self.right}"
-
-
-Expr = Union[Col, Lit, Arith, Func, Compare]
-Term = Union[Col, Lit]
-
-
-# ---- plan nodes ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Node:
@@ -343,29 +281,3 @@ class Difference(Node):
 
     def children(self) -> tuple[Node, ...]:
         return (self.left, self.right)
-
-
-@dataclass(frozen=True)
-class Witnessed(Node):
-    """Some rows of ``input``: for every row of the leaf at the bottom of its left spine (the left
-    input of each Join, SemiJoin, AntiJoin, Filter, Bind and Project) that ``input`` extends to an
-    output row, at least one such output row. A backend may stop at a leaf row's first witness
-    instead of enumerating every extension; evaluating all of ``input`` is also correct.
-
-    This is the existence check of rederivation (001 Algorithm 4, REDERIVE): with the candidate
-    head facts as the leaf, one output row per candidate that still has a rule instance.
-
-    >>> print(Witnessed(Project(Scan("h", (Col("X"),)), (("c0", Col("X")),))))
-    Witnessed
-      Project[c0=X]
-        Scan h(X) gen[0:)
-    """
-
-    input: Node
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.input.columns
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.input,)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deltalog.plan.algebra import AntiJoin, Col, Distinct, Node, Project, SemiJoin, Union_
+from deltalog.plan.algebra import AntiJoin, Distinct, Node, Project, SemiJoin, Union_
+from deltalog.plan.expressions import Col
 
 
 # ---- closure nodes (003 section 5): what a closure module asks a backend to compute -----------

@@ -15,9 +15,10 @@ Project[c0=Y, c1=X]
     Scan edge(X, Y) gen[0:)
 """
 
-from deltalog.plan.algebra import (Aggregate, AntiJoin, Arith, Bind, Col, Compare, Difference, Distinct, Expr,
-                                   Filter, Func, Join, Lit, Node, Project, Scan, SemiJoin, Term, Union_, Values,
-                                   Witnessed)
+from deltalog.plan.algebra import (Aggregate, AntiJoin, Bind, Difference, Distinct, Filter, Join, Node, Project,
+                                   Scan, SemiJoin, Union_, Values)
+from deltalog.plan.expressions import Arith, Col, Compare, Expr, Func, Lit, Term
+from deltalog.plan.witnessed import Witnessed
 from deltalog.plan.closure_nodes import ClosureDifference, ComponentPairs, Reaches, TransitiveClosure
 from deltalog.syntax.ast import Constant   # the values of Lit and Values rows
 

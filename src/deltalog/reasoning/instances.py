@@ -12,6 +12,7 @@ from typing import Iterator
 
 from deltalog.analysis.program import RuleInfo
 from deltalog.plan import ir
+from deltalog.plan.rule_rewrites import HeadIn, MatchNegation, NegationsIn, StartAt, WitnessOnly
 from deltalog.plan.rules import View, instance_counts, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.update import Update
@@ -30,18 +31,19 @@ def delta_rule_plans(update: Update, info: RuleInfo, own: frozenset[str], positi
     for i, atom in enumerate(info.positive):
         if atom.predicate in positive and atom.predicate not in own:
             views = rest[:i] + [positive_delta] + [base] * (len(info.positive) - i - 1)
-            yield plan_of(info, views, update.reasoning, first=i, negative_views=[base] * len(info.negative),
+            yield plan_of(info, views, update.reasoning, NegationsIn((base,) * len(info.negative)), StartAt(i),
                           label=rule_label(info))
     for j, atom in enumerate(info.negative):
         if atom.predicate in negative:
-            negs = [v.old_or_added] * j + [negative_delta] + [base] * (len(info.negative) - j - 1)
-            yield plan_of(info, rest, update.reasoning, first_negation=j, negative_views=negs,
-                          recheck_view=base, label=rule_label(info))
+            negs = (v.old_or_added,) * j + (negative_delta,) + (base,) * (len(info.negative) - j - 1)
+            yield plan_of(info, rest, update.reasoning, NegationsIn(negs),
+                          MatchNegation(j, negative_delta, recheck=base), label=rule_label(info))
 
 
 def one_step_rederivation(update: Update, info: RuleInfo) -> ir.Node:
     """The deleted facts the rule derives in one step from the surviving facts (head bound to D); one
     witness per fact is enough, so the backend may stop at each fact's first instance (``ir.Witnessed``)."""
     v = update.views
-    return rule_plan(info, [v.surviving] * len(info.positive), update.reasoning, head_view=v.deleted,
-                     negative_views=[v.old_or_added] * len(info.negative), label=rule_label(info), witness=True)
+    return rule_plan(info, [v.surviving] * len(info.positive), update.reasoning,
+                     NegationsIn((v.old_or_added,) * len(info.negative)), HeadIn(v.deleted), WitnessOnly(),
+                     label=rule_label(info))

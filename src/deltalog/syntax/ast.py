@@ -1,12 +1,13 @@
-"""The abstract syntax of deltalog programs: terms, literals, rules and directives, each with a source span.
+"""The abstract syntax of deltalog programs: terms, expressions and literals, each with a source span
+(the rules, facts and directives they make up: syntax/statements.py).
 
 Every node is a frozen dataclass so that analyses can cache on them and hypothesis can
 build them directly. Constants keep their Python value and a ``kind`` that decides how
 they print and compare; prefixed names are expanded to full IRIs by the parser.
 
 >>> x, y = Variable("X"), Variable("Y")
->>> str(Rule(Atom("path", (x, y)), (Atom("edge", (x, y)),)))
-'path(X, Y) :- edge(X, Y).'
+>>> str(Comparison("<", x, BinaryOp("+", y, Constant(1, "int"))))
+'X < (Y + 1)'
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class Span:
 NO_SPAN = Span()
 
 
-def _no_span() -> Span:
+def no_span() -> Span:
     return NO_SPAN
 
 
@@ -50,7 +51,7 @@ class Variable:
     """A variable: ``X``, ``?x`` or an anonymous ``_`` (renamed apart by the parser, ``anonymous=True``)."""
 
     name: str
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
     anonymous: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
@@ -67,7 +68,7 @@ class Constant:
 
     value: Union[int, float, str]
     kind: ConstantKind
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     def __str__(self) -> str:
         if self.kind == "string":
@@ -93,7 +94,7 @@ class BinaryOp:
     op: str
     left: "Expr"
     right: "Expr"
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"({self.left} {self.op} {self.right})"
@@ -105,7 +106,7 @@ class Call:
 
     function: str
     args: tuple["Expr", ...]
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.function}({', '.join(map(str, self.args))})"
@@ -120,7 +121,7 @@ class Atom:
 
     predicate: str
     terms: tuple[Term, ...]
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     @property
     def arity(self) -> int:
@@ -135,7 +136,7 @@ class Negation:
     """``not atom`` (also written ``!atom``)."""
 
     atom: Atom
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"not {self.atom}"
@@ -152,7 +153,7 @@ class Comparison:
     op: str
     left: Expr
     right: Expr
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.left} {self.op} {self.right}"
@@ -164,7 +165,7 @@ class Assignment:
 
     variable: Variable
     expr: Expr
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.variable} = {self.expr}"
@@ -182,7 +183,7 @@ class Aggregate:
     function: str
     arg: Term | None
     body: tuple["Literal", ...]
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
+    span: Span = field(default_factory=no_span, compare=False, repr=False)
 
     def __str__(self) -> str:
         arg = f" {self.arg}" if self.arg is not None else ""
@@ -190,116 +191,6 @@ class Aggregate:
 
 
 Literal = Union[Atom, Negation, Comparison, Assignment, Aggregate]
-
-
-@dataclass(frozen=True)
-class Rule:
-    """``head :- body.`` with an optional label (``r1: ...`` or ``@name r1``)."""
-
-    head: Atom
-    body: tuple[Literal, ...]
-    label: str | None = None
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        prefix = f"{self.label}: " if self.label else ""
-        return f"{prefix}{self.head} :- {', '.join(map(str, self.body))}."
-
-
-@dataclass(frozen=True)
-class Fact:
-    """A ground atom stated in the program text: ``edge(1, 2).``"""
-
-    atom: Atom
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return f"{self.atom}."
-
-
-@dataclass(frozen=True)
-class InputDirective:
-    """``@input pred "path"`` (optionally ``@input pred "path" format``): load pred from a file."""
-
-    predicate: str
-    path: str
-    format: str | None = None
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        fmt = f" {self.format}" if self.format else ""
-        return f'@input {self.predicate} "{self.path}"{fmt} .'
-
-
-@dataclass(frozen=True)
-class OutputDirective:
-    """``@output pred``: write pred (only the declared outputs are written when any is declared)."""
-
-    predicate: str
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return f"@output {self.predicate} ."
-
-
-TYPE_NAMES = ("int", "float", "number", "string", "iri", "any")
-"""Attribute types of ``@decl`` (docs/semantics.md, Declarations): ``number`` is int or float, ``any`` types by form."""
-
-
-@dataclass(frozen=True)
-class Attribute:
-    """One ``name: type`` of a declaration; the type is checked by the analysis (so its span is kept)."""
-
-    name: str
-    type: str
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
-
-    def __str__(self) -> str:
-        return f"{self.name}: {self.type}"
-
-
-@dataclass(frozen=True)
-class Declaration:
-    """``@decl edge(src: int, dst: string).``: the predicate's arity, column names and column types."""
-
-    predicate: str
-    attributes: tuple[Attribute, ...]
-    span: Span = field(default_factory=_no_span, compare=False, repr=False)
-
-    @property
-    def arity(self) -> int:
-        return len(self.attributes)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(a.name for a in self.attributes)
-
-    @property
-    def types(self) -> tuple[str, ...]:
-        return tuple(a.type for a in self.attributes)
-
-    def __str__(self) -> str:
-        return f"@decl {self.predicate}({', '.join(map(str, self.attributes))}) ."
-
-
-@dataclass(frozen=True)
-class Program:
-    """A parsed program: rules and facts in source order, I/O directives, the prefix table and ``@decl``s."""
-
-    rules: tuple[Rule, ...] = ()
-    facts: tuple[Fact, ...] = ()
-    inputs: tuple[InputDirective, ...] = ()
-    outputs: tuple[OutputDirective, ...] = ()
-    prefixes: tuple[tuple[str, str], ...] = ()
-    source_name: str = "<string>"
-    declarations: tuple[Declaration, ...] = ()
-
-    def __str__(self) -> str:
-        lines = [f"@prefix {p}: <{iri}> ." for p, iri in self.prefixes]
-        lines += [str(d) for d in self.declarations]
-        lines += [str(d) for d in self.inputs] + [str(d) for d in self.outputs]
-        lines += [str(f) for f in self.facts] + [str(r) for r in self.rules]
-        return "\n".join(lines) + ("\n" if lines else "")
 
 
 def literal_atoms(literal: Literal) -> tuple[Atom, ...]:

@@ -11,7 +11,8 @@ from lark import Token
 
 from deltalog.errors import ParseError
 from deltalog.storage.values import rdf_literal
-from deltalog.syntax.ast import Atom, Constant, ConstantKind, Fact, Span
+from deltalog.syntax.ast import Atom, Constant, ConstantKind, Span
+from deltalog.syntax.statements import Fact
 from deltalog.syntax.messages import grammar
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}

@@ -23,7 +23,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from deltalog.syntax.ast import Program
+from deltalog.syntax.statements import Program
 
 MAX_ENTRIES = 256
 MAX_TEXT = 1 << 20   # a larger program (a long fact list) is parsed each time: its pickle would be large too

@@ -25,10 +25,8 @@ from deltalog.limits import recursion_headroom
 from deltalog.syntax.constants import unescape, number, constant, ground_facts
 from deltalog.syntax.messages import grammar, syntax_error
 from deltalog.syntax.source_text import read_source
-from deltalog.syntax.ast import (
-    Aggregate, Atom, Attribute, BinaryOp, Call, Comparison, Constant, Declaration, Fact, InputDirective,
-    Negation, OutputDirective, Program, Rule, Span, Variable,
-)
+from deltalog.syntax.ast import Aggregate, Atom, BinaryOp, Call, Comparison, Constant, Negation, Span, Variable
+from deltalog.syntax.statements import Attribute, Declaration, Fact, InputDirective, OutputDirective, Program, Rule
 
 __all__ = ["parse", "parse_file", "parse_atom"]
 

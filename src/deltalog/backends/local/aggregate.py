@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.backends.local.expressions import Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints
+from deltalog.backends.local.decoded import Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints
 from deltalog.storage.hashset import sort_with_positions
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import Dictionary

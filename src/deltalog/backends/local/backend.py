@@ -6,7 +6,6 @@ stored by the representation chosen at ``create_relation`` (storage/representati
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, Mapping, MutableMapping
 
 import numpy as np
@@ -18,16 +17,15 @@ from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.relation import Relation
 from deltalog.storage.representations import DEFAULT, make_relation
 from deltalog.storage.stored import WHOLE, StoredRelation, View, scan_all
-from deltalog.storage.tupleset import pack, packs
-from deltalog.storage.uniques import sorted_unique
-from deltalog.io.int_columns import ColumnTable, IntTable, as_polars
+from deltalog.io.int_columns import ColumnTable, IntTable
 from deltalog.io.plain_cells import PlainTable, Vocabulary
 from deltalog.io.text_table import SMALL_TEXT_CELLS, TextTable, small_enough
 from deltalog.storage.values import INT
 from deltalog.backends.local.execute import CHUNK_ROWS, Context, materialise, stream
 from deltalog.backends.local.compose import set_projects
 from deltalog.backends.local.memory import small_pages
-from deltalog.backends.local.plain_codec import decode_plain, encode_plain, names_by_id
+from deltalog.backends.local.plain_codec import decode_plain, names_by_id
+from deltalog.backends.local.tables import distinct_rows, int_arrays, int_ids_together, table_ids
 
 if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polars ~0.1 s (not needed for ints)
     import polars as pl
@@ -132,19 +130,10 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
             raise InputError(f"{relation} has arity {target.arity}, but the data has {table.width} columns")
         if table.height == 0:
             return None
-        if isinstance(table, IntTable):   # a file of ints, read without Polars
-            columns = self._encode_ints(table)
-        elif isinstance(table, PlainTable):   # a file of plain names, read without Polars
-            columns = encode_plain(table, self.dictionary)
+        columns = table_ids(table, self.dictionary)
+        if isinstance(table, PlainTable):   # the first loaded names' byte rows, for reading plain names back
             self._names = self._names or names_by_id(table.vocabulary)
-        elif isinstance(table, TextTable):   # a small text file, read without Polars
-            from deltalog.backends.local.text_codec import encode_table
-            columns = encode_table(table, self.dictionary)
-        else:
-            from deltalog.backends.local.codec import encode_series
-            frame = as_polars(table)
-            columns = [encode_series(frame.to_series(i), self.dictionary) for i in range(table.width)]
-        return columns or [np.zeros(table.height, np.int64)]
+        return columns
 
     def load_many(self, *, tables: Mapping[str, pl.DataFrame | IntTable | TextTable],
                   generation: int) -> dict[str, int]:
@@ -167,13 +156,6 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
             return {name: (distinct_rows(columns), self._relations[name].delete(columns, generation=generation))
                     if columns else (0, 0) for name, columns in self._encoded(tables).items()}
 
-    def _encode_ints(self, table: IntTable) -> list[np.ndarray]:
-        """The id columns of an IntTable; a matrix of rows (io/int_columns.IntTable.rows) is encoded as
-        it lies, its ids viewed as columns the same way (ids do not depend on the order values come in)."""
-        if table.rows is None:
-            return self.dictionary.encode_int_columns(table.arrays)
-        return list(self.dictionary.encode_ints(table.rows.ravel()).reshape(table.rows.shape).T)
-
     def _encoded(self, tables: Mapping[str, Any]) -> dict[str, list[np.ndarray] | None]:
         """``_columns`` of each table; the int columns of IntTables and of Polars frames of integers (an
         update's sides: Python rows of ints are IntTables, io/int_columns.int_rows) are encoded in one
@@ -182,15 +164,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
                  if table.height and table.width and table.width == self._relations[name].arity   # (else ``_columns``)
                  and (columns := int_arrays(table)) is not None}
         encoded = {name: self._columns(name, table) for name, table in tables.items() if name not in plain}
-        if not plain:
-            return encoded
-        columns = [column for arrays in plain.values() for column in arrays]
-        ids = np.split(self.dictionary.encode_ints(np.concatenate(columns)), np.cumsum([c.size for c in columns])[:-1])
-        start = 0
-        for name, arrays in plain.items():
-            encoded[name] = ids[start:start + len(arrays)]
-            start += len(arrays)
-        return encoded
+        return {**encoded, **int_ids_together(plain, self.dictionary)} if plain else encoded
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
         import polars as pl
@@ -295,22 +269,3 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "constants": len(self.dictionary), "chunk_rows": self._chunk_rows}
-
-
-def int_arrays(table: Any) -> list[np.ndarray] | None:
-    """A table's columns as int64 arrays when every one holds ints (an IntTable, a Polars frame of
-    integer columns), else None."""
-    if isinstance(table, IntTable):
-        return table.arrays
-    polars = sys.modules.get("polars")   # a frame exists only if Polars is loaded
-    if polars is None or not isinstance(table, polars.DataFrame) or not all(t.is_integer() for t in table.dtypes):
-        return None
-    return [table.to_series(i).cast(polars.Int64).to_numpy() for i in range(table.width)]
-
-
-def distinct_rows(columns: list[np.ndarray]) -> int:
-    """How many distinct rows the id columns hold (packed into one key while it fits in 62 bits)."""
-    radix = max(int(c.max()) for c in columns) + 1
-    if packs(radix, len(columns)):
-        return int(sorted_unique(pack(columns, radix)).size)
-    return int(np.unique(np.stack(columns, axis=1), axis=0).shape[0])

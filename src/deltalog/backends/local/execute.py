@@ -19,7 +19,8 @@ from deltalog.plan import ir
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.stored import KeyedView, StoredRelation
 from deltalog.backends.local.frame import Frame, concat_frames
-from deltalog.backends.local.expressions import condition_mask, encode_vals, evaluate
+from deltalog.backends.local.expressions import condition_mask, evaluate
+from deltalog.backends.local.decoded import encode_vals
 from deltalog.backends.local.aggregate import aggregate_frame, distinct_frame
 from deltalog.backends.local.dispatch import NodeDispatch
 

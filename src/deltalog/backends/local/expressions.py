@@ -1,14 +1,13 @@
 """Vectorised evaluation of IR expressions over id columns: decode, compute, re-encode.
 
-Values of a column are decoded into parallel arrays (kind, int value, float value, text),
-computed on with numpy masks per kind, and encoded back to ids. A row whose expression
-has no value (division by zero, wrong kind, int overflow) is marked invalid, and the
-operator that asked drops it, as docs/semantics.md says.
+Values of a column are decoded into parallel arrays (kind, int value, float value, text: ``Vals``,
+backends/local/decoded.py), computed on with numpy masks per kind, and encoded back to ids. A row
+whose expression has no value (division by zero, wrong kind, int overflow) is marked invalid, and
+the operator that asked drops it, as docs/semantics.md says.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import singledispatch
 from typing import Callable
 
@@ -16,78 +15,11 @@ import numpy as np
 
 from deltalog.plan.ir import Arith, Col, Compare, Func, Lit
 from deltalog.storage.dictionary import Dictionary
-from deltalog.storage.values import FLOAT, INT, IRI, KIND_CODES, KIND_NAMES, STRING, parse_number_text, value_text
+from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, STRING, parse_number_text, value_text
+from deltalog.backends.local.decoded import Vals, constant_vals, decode_ids, make_floats, make_ints
 from deltalog.backends.local.frame import Frame
 
 _INT_LIMIT = float(2**63)
-
-
-@dataclass
-class Vals:
-    """Decoded values of n rows; ``valid`` is False where the expression has no value."""
-
-    kind: np.ndarray
-    i: np.ndarray
-    f: np.ndarray
-    text: np.ndarray
-    valid: np.ndarray
-
-    @property
-    def numeric(self) -> np.ndarray:
-        return (self.kind == INT) | (self.kind == FLOAT)
-
-
-def decode_ids(ids: np.ndarray, d: Dictionary) -> Vals:
-    """Values of dictionary ids."""
-    kinds = d.kinds.view()[ids]
-    text = np.full(ids.size, None, object)
-    textual = np.flatnonzero(kinds >= STRING)
-    if textual.size:
-        texts = d.texts
-        text[textual] = [texts[j] for j in ids[textual].tolist()]
-    return Vals(kinds, d.ints.view()[ids], d.numbers.view()[ids], text, np.ones(ids.size, bool))
-
-
-def decode_ints(ids: np.ndarray, d: Dictionary) -> np.ndarray | None:
-    """The int values of ids when every one is an int, else None (no float or text columns made)."""
-    return d.ints.view()[ids] if bool((d.kinds.view()[ids] == INT).all()) else None
-
-
-def encode_vals(v: Vals, d: Dictionary) -> np.ndarray:
-    """Dictionary ids of valid values (invalid rows get -1)."""
-    out = np.full(v.kind.size, -1, np.int64)
-    for kind in KIND_NAMES:
-        rows = np.flatnonzero(v.valid & (v.kind == kind))
-        if rows.size == 0:
-            continue
-        if kind == INT:
-            out[rows] = d.encode_ints(v.i[rows])
-        elif kind == FLOAT:
-            out[rows] = d.encode_floats(v.f[rows])
-        else:
-            out[rows] = d.encode_texts(KIND_NAMES[kind], v.text[rows].tolist())
-    return out
-
-
-def constant_vals(kind: str, value, n: int) -> Vals:
-    """n copies of one constant."""
-    code = KIND_CODES[kind]
-    text = np.full(n, value if code >= STRING else None, object)
-    i = np.full(n, value if code == INT else 0, np.int64)
-    f = np.full(n, float(value) if code <= FLOAT else np.nan, np.float64)
-    return Vals(np.full(n, code, np.uint8), i, f, text, np.ones(n, bool))
-
-
-def make_ints(values: np.ndarray, valid: np.ndarray) -> Vals:
-    n = values.size
-    return Vals(np.full(n, INT, np.uint8), values.astype(np.int64), values.astype(np.float64),
-                np.full(n, None, object), valid)
-
-
-def make_floats(values: np.ndarray, valid: np.ndarray) -> Vals:
-    n = values.size
-    return Vals(np.full(n, FLOAT, np.uint8), np.zeros(n, np.int64), values.astype(np.float64),
-                np.full(n, None, object), valid & np.isfinite(values))
 
 
 @singledispatch

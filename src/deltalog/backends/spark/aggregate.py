@@ -15,7 +15,7 @@ from pyspark.sql import DataFrame, functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 from deltalog.backends.local import aggregate as local
-from deltalog.backends.local.expressions import Vals
+from deltalog.backends.local.decoded import Vals
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING
 from deltalog.backends.spark.codec import PREFIX, format_float
 from deltalog.backends.spark.expressions import as_double, as_long, body, column, kind_code, rank

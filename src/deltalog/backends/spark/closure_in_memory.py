@@ -35,16 +35,35 @@ TASKS_PER_CORE = 2                   # the executor path's tasks (slices of the 
 
 def tc_in_memory(node: ir.TransitiveClosure, ctx: Context, run: ClosureRun) -> DataFrame:
     """The driver and executor paths: the edges collected, the closure computed by the embedded backend's kernel."""
+    def on_executors(src: np.ndarray, dst: np.ndarray, names: pa.Array, sources: np.ndarray | None) -> DataFrame:
+        work = np.unique(src) if sources is None else sources
+        return _on_executors(ctx, ("tc", src, dst, names), work, node.columns)
+    return _in_memory(node, node.sources, ctx, run, kernels.transitive_closure, on_executors)
+
+
+def cp_in_memory(node: ir.ComponentPairs, ctx: Context, run: ClosureRun) -> DataFrame:
+    """Driver: the kernel's clique pairs. Executors: the (node, component) labels computed here, shipped back and
+    self-joined on the label by Spark."""
+    def on_executors(src: np.ndarray, dst: np.ndarray, names: pa.Array, chosen: np.ndarray | None) -> DataFrame:
+        labels = component_labels(src, dst, len(names))
+        keep = np.ones(labels.size, dtype=bool) if chosen is None else np.isin(labels, labels[chosen])
+        table = pa.table({"v": names.filter(pa.array(keep)), "l": pa.array(labels[keep])})
+        return cliques(node, ctx, arrow_frame(ctx.spark, table), restricted=True)
+    return _in_memory(node, node.nodes, ctx, run, kernels.component_pairs, on_executors)
+
+
+def _in_memory(node: ir.TransitiveClosure | ir.ComponentPairs, restriction: ir.Node | None, ctx: Context,
+               run: ClosureRun, kernel: Callable[[np.ndarray, np.ndarray, np.ndarray | None], Any],
+               on_executors: Callable[[np.ndarray, np.ndarray, pa.Array, np.ndarray | None], DataFrame]) -> DataFrame:
+    """The edges collected (as ids, with the restriction's ids: ``_collected``; no graph, no pairs), then the
+    driver path (``kernel`` of them, ``_driver_first``), else ``on_executors`` of them."""
     backend = spark_backend(ctx)
-    graph = _collected(node.edges, node.sources, ctx, run)
+    graph = _collected(node.edges, restriction, ctx, run)
     if graph is None:
         return ctx.empty(node.columns)
-    src, dst, names, sources = graph
-    done = _driver_first(ctx, run, backend, names, node.columns, lambda: kernels.transitive_closure(src, dst, sources))
-    if done is not None:
-        return done
-    work = np.unique(src) if sources is None else sources
-    return _on_executors(ctx, ("tc", src, dst, names), work, node.columns)
+    src, dst, names, only = graph
+    done = _driver_first(ctx, run, backend, names, node.columns, lambda: kernel(src, dst, only))
+    return done if done is not None else on_executors(src, dst, names, only)
 
 
 def _driver_first(ctx: Context, run: ClosureRun, backend, names: pa.Array, columns: tuple[str, ...],
@@ -59,23 +78,6 @@ def _driver_first(ctx: Context, run: ClosureRun, backend, names: pa.Array, colum
         return _driver_frame(ctx, names, found, columns)
     run.strategy = "executors"
     return None
-
-
-def cp_in_memory(node: ir.ComponentPairs, ctx: Context, run: ClosureRun) -> DataFrame:
-    """Driver: the kernel's clique pairs. Executors: the (node, component) labels computed here, shipped back and
-    self-joined on the label by Spark."""
-    backend = spark_backend(ctx)
-    graph = _collected(node.edges, node.nodes, ctx, run)
-    if graph is None:
-        return ctx.empty(node.columns)
-    src, dst, names, chosen = graph
-    done = _driver_first(ctx, run, backend, names, node.columns, lambda: kernels.component_pairs(src, dst, chosen))
-    if done is not None:
-        return done
-    labels = component_labels(src, dst, len(names))
-    keep = np.ones(labels.size, dtype=bool) if chosen is None else np.isin(labels, labels[chosen])
-    table = pa.table({"v": names.filter(pa.array(keep)), "l": pa.array(labels[keep])})
-    return cliques(node, ctx, arrow_frame(ctx.spark, table), restricted=True)
 
 
 def component_labels(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
