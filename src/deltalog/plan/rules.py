@@ -42,7 +42,6 @@ __all__ = [
     "FULL",
     "View",
     "Window",
-    "aggregate_plan",
     "aggregate_query",
     "as_view",
     "atom_source",
@@ -110,11 +109,6 @@ def plan_body(query: BodyQuery, stats: Statistics, planner: Planner | None = Non
 def head_projection(body: ir.Node, atom: Atom, label: str | None = None) -> ir.Project:
     """The tuples of ``atom`` (columns c0..ck) from a body's bindings; ``label`` counts instances."""
     return ir.Project(body, tuple((f"c{i}", term(t)) for i, t in enumerate(atom.terms)), label=label)
-
-
-def aggregate_plan(rule: RuleInfo, aggregate: Aggregate, stats: Statistics, view: View = FULL) -> ir.Node:
-    """Aggregate[group; R = f(Arg)] over the distinct bindings of the aggregate's body, read in ``view``."""
-    return planner_for(stats, rule).aggregate(aggregate_query(rule, aggregate, view), stats)
 
 
 def rule_plan(rule: RuleInfo, windows: Sequence[View | Window], stats: Statistics, *rewrites: Rewrite,
