@@ -121,6 +121,55 @@ def test_a_candidate_with_many_witnesses_is_reported_once_and_stops_early():
     assert metrics["r0"] == 3   # one instance per candidate, not 1,200
 
 
+# j(X, Y) :- e(Y, X), not n(X, Y), X != Y.   (rule 0)
+# j(X, X) :- e(X, 3).                         (rule 1)
+JOIN_FREE = """\
+j(X, Y) :- e(Y, X), not n(X, Y), X != Y.
+j(X, X) :- e(X, 3).
+"""
+
+
+@settings(max_examples=60, deadline=None)
+@given(e=pairs, n=pairs, candidates=pairs, gone=pairs, chunk_rows=st.sampled_from([1, 3, 1 << 18]))
+def test_a_witness_check_without_a_join_streams_its_plan(e, n, candidates, gone, chunk_rows):
+    """With the head bound to the candidates, a one-atom rule's check is semi- and anti-joins: each
+    candidate gives at most one row, so the plan is streamed as it is (no ``Search``), with the same
+    rows as a brute-force check and one instance counted per witnessed candidate."""
+    saved, witness.Search = witness.Search, None   # any search would fail
+    try:
+        check_join_free(e, n, candidates, gone, chunk_rows)
+    finally:
+        witness.Search = saved
+
+
+def check_join_free(e, n, candidates, gone, chunk_rows):
+    relations = {"e": e, "n": n}
+    deleted = {"e": e & gone, "n": n & gone}
+    reasoner = Reasoner(JOIN_FREE, backend=LocalBackend(chunk_rows=chunk_rows), extra_arities={"cand": 2})
+    tables = {p: pl.DataFrame(sorted(rows) or None, schema=["a", "b"], orient="row") for p, rows in relations.items()}
+    reasoner.load_tables({**tables, "cand": pl.DataFrame(sorted(candidates) or None, schema=["a", "b"],
+                                                         orient="row")})
+    generation = reasoner.reasoning.tick()
+    for p, rows in deleted.items():
+        if rows:
+            values = tuple((Constant(a, "int"), Constant(b, "int")) for a, b in sorted(rows))
+            reasoner.backend.delete(relation=p, plan=ir.Values(("c0", "c1"), values), generation=generation)
+    for view, state in ((View(), {p: rows - deleted[p] for p, rows in relations.items()}),
+                        (View(visible=generation - 1), relations)):
+        expected = ({(x, y) for y, x in state["e"] if (x, y) not in state["n"] and x != y} & candidates,
+                    {(x, x) for x, c in state["e"] if c == 3} & candidates)
+        for rule, derived in enumerate(expected):
+            info = reasoner.analysed.rules[rule]
+            plan = ir.Witnessed(rule_plan(info, [view], reasoner.reasoning, head_view=View(relation="cand"),
+                                          negative_views=[view] * len(info.negative), label="r"))
+            assert {tuple(row) for row in reasoner.backend.evaluate(plan=plan).rows()} == derived
+            metrics: dict[str, int] = {}
+            reasoner.backend.create_relation(relation="out", arity=2)
+            reasoner.backend.insert(relation="out", plan=plan, generation=generation + 1, metrics=metrics)
+            assert metrics.get("r", 0) == len(derived)
+            reasoner.backend.drop(relation="out")
+
+
 # ---- DRed on strata that read only lower strata, against rematerialisation -----------------------
 
 CASES = {

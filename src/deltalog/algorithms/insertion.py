@@ -18,7 +18,7 @@ from deltalog.algorithms.overdeletion import scratch
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.modules import modules_of
 from deltalog.plan import ir
-from deltalog.plan.rules import View
+from deltalog.plan.rules import FULL, View
 from deltalog.reasoning.instances import delta_rule_plans
 from deltalog.reasoning.update import Update, fact_columns, lower_changes, tuples_of
 from deltalog.reasoning.workspace import Role
@@ -30,7 +30,9 @@ def insert(update: Update, stratum: Stratum) -> None:
     nothing of the stratum (nothing can be revived, e.g. any insertion-only update) or the stratum has
     no recursive rules (one round; revivals need no second), facts go straight into the relations and
     a round's delta is the rows the relation got at its generation, as in materialisation: no scratch
-    relations to fill, count and commit (~0.1 ms a stratum; DAG-R re-add: the copies of ~10^5 facts)."""
+    relations to fill, count and commit (~0.1 ms a stratum; DAG-R re-add: the copies of ~10^5 facts).
+    An empty R (REDERIVE found none of the overdeleted facts again) is not collected: an anti-join of
+    nothing, and a Δ_A relation made for it, per predicate (a 1,000-fact LUBM-like deletion: ~7)."""
     v, reasoning = update.views, update.reasoning
     revives = any(update.removed(p) for p in stratum.predicates)
     once = not stratum.recursive and not stratum.modules
@@ -38,7 +40,7 @@ def insert(update: Update, stratum: Stratum) -> None:
     sink = Sink(update, reasoning.tick(), deltas, v.g0 if revives else None)
     for p in stratum.predicates:
         for role in (Role.REDERIVED, Role.ADDED):
-            if source := update.workspace.get(role, p):
+            if (source := update.workspace.get(role, p)) and update.count(source, FULL):
                 sink.collect(p, tuples_of(source, reasoning.arities[p]))
     lost, gained = lower_changes(update, stratum, stratum.rules)
     for info in stratum.nonrecursive:   # Π_nr^s[(I \ D) ∪ A : A \ D, D \ A]   (003 Algorithm 3, line 237)
