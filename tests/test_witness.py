@@ -160,8 +160,8 @@ def check_join_free(e, n, candidates, gone, chunk_rows):
                     {(x, x) for x, c in state["e"] if c == 3} & candidates)
         for rule, derived in enumerate(expected):
             info = reasoner.analysed.rules[rule]
-            plan = ir.Witnessed(rule_plan(info, [view], reasoner.reasoning, head_view=View(relation="cand"),
-                                          negative_views=[view] * len(info.negative), label="r"))
+            plan = ir.Witnessed(rule_plan(info, [view], reasoner.reasoning, NegationsIn((view,) * len(info.negative)),
+                                          HeadIn(View(relation="cand")), label="r"))
             assert {tuple(row) for row in reasoner.backend.evaluate(plan=plan).rows()} == derived
             metrics: dict[str, int] = {}
             reasoner.backend.create_relation(relation="out", arity=2)
