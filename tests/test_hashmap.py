@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from deltalog.storage import hashset
 from deltalog.storage.hashmap import Int64HashMap
+from deltalog.storage.hashset import Int64HashSet
 from deltalog.storage.relation import ALIVE, Relation
 
 map_ops = st.lists(st.tuples(st.sampled_from(["add", "assign", "pop"]),
@@ -17,9 +18,11 @@ map_ops = st.lists(st.tuples(st.sampled_from(["add", "assign", "pop"]),
                    max_size=25)
 
 
-def check_map_against_dict(steps) -> None:
-    """Apply the steps to a map and a dict; after each, every key of 0..400 reads back as in the dict."""
-    table, model = Int64HashMap(capacity_bits=2), {}
+def check_map_against_dict(steps, table: Int64HashMap | None = None, model: dict | None = None) -> None:
+    """Apply the steps to a map and a dict (empty ones unless given); after each, every key of 0..400
+    reads back as in the dict."""
+    table = Int64HashMap(capacity_bits=2) if table is None else table
+    model = {} if model is None else model
     for op, pairs in steps:
         pairs = dict(pairs)
         if op == "add":
@@ -54,6 +57,29 @@ def test_hash_map_from_a_sorted_first_batch_and_probed_in_windows_matches_a_dict
     with mock.patch.object(hashset, "SORTED_RUN_MIN", sorted_min), \
             mock.patch.object(hashset, "WINDOW", window), mock.patch.object(hashset, "WINDOW_PENDING", pending):
         check_map_against_dict(steps)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 400), max_size=40)), max_size=8), map_ops,
+       st.sampled_from([1, 1 << 12]), st.randoms())
+def test_hash_map_taking_over_a_set_matches_a_dict(set_steps, steps, sorted_min, rng):
+    """A set (a sorted first batch or a table, with tombstones) taken over with a value per key, in any
+    order, then changed: it reads back as a dict with the same history."""
+    with mock.patch.object(hashset, "SORTED_RUN_MIN", sorted_min):
+        held, model = Int64HashSet(capacity_bits=2), set()
+        for add, keys in set_steps:
+            keys = np.array(sorted(set(keys)), np.int64)
+            if add:
+                held.add_unique(keys[~np.isin(keys, list(model))])
+                model |= set(keys.tolist())
+            else:
+                held.discard(keys)
+                model -= set(keys.tolist())
+        keys = sorted(model)
+        rng.shuffle(keys)
+        table = Int64HashMap.taking_over(held, np.array(keys, np.int64), np.array(keys, np.int64) * 3)
+        expected = {k: 3 * k for k in keys}
+        assert table.values_of(np.arange(401)).tolist() == [expected.get(k, -1) for k in range(401)]
+        check_map_against_dict(steps, table, expected)
 
 
 def test_hash_map_places_the_keys_pushed_past_the_end_with_their_values():

@@ -24,6 +24,21 @@ class Int64HashMap(Int64HashSet):
         super().__init__(capacity_bits)
         self._values = np.zeros(1 << capacity_bits, np.int64)
 
+    @classmethod
+    def taking_over(cls, held: Int64HashSet, keys: np.ndarray, values: np.ndarray) -> "Int64HashMap":
+        """A map that takes over the table of a set, with a value for each key it holds (``keys``: all of
+        them). One probe of every key instead of placing them anew, a sort and a scatter (a relation's
+        first deletion from 4.8M rows: ~0.4 s vs ~0.45-0.8 s), and no second table alive meanwhile."""
+        table = cls()
+        table._bits, table._table, table._size, table._tombs = held._bits, held._table, held._size, held._tombs
+        table._sorted, table._sorted_probes, table._values = held._sorted, held._sorted_probes, None
+        slots = table._find(keys)   # (with no values yet: a sorted first batch may become a table here)
+        if keys.size != len(table) or (slots < 0).any():
+            raise ValueError(f"{keys.size} keys given for a set of {len(table)}, not all of them held")
+        table._values = np.zeros((table._table if table._sorted is None else table._sorted).size, np.int64)
+        table._values[slots] = values
+        return table
+
     def _slot_values(self) -> np.ndarray:
         assert self._values is not None, "a map's table always carries values"
         return self._values

@@ -230,8 +230,7 @@ class TupleSet:
             return None if self._radix else np.empty(0, np.int64)
         if not isinstance(self._keys, Int64HashMap):
             live = live_rows()
-            self._keys = Int64HashMap()
-            self.record(self._rows_at(live), live)
+            self._keys = Int64HashMap.taking_over(self._keys, pack(self._rows_at(live), self._radix), live)
         inside = self._inside(columns)
         keys = pack(columns if inside is None else [c[inside] for c in columns], self._radix)
         return np.sort(self._keys.pop(keys))
