@@ -36,11 +36,9 @@ __all__ = ["ALIVE", "Relation"]
 
 _LAYOUTS = itertools.count(1)
 ROW_MAP_MAX_ROWS = 1 << 20
-"""Relations whose tuple set is a byte or bit map (a hash set knows each tuple's row from the first
-deletion on: ``TupleSet.take_rows``) find the rows a deletion removes through a RowMap (storage/rowmap.py:
-one hash probe instead of a refresh and a search of the full-row index's runs) up to this many rows;
-larger ones keep the index (or scans while it does not pay, row_scan.py): a map costs 32-64 bytes a row
-against the index's 16."""
+"""Relations in byte or bit maps (a hash set gives rows itself: ``TupleSet.take_rows``) up to this many rows find
+the rows a deletion removes through a RowMap (storage/rowmap.py: one probe, no search of the full-row index's runs);
+larger ones keep the index (or scans, row_scan.py): a map costs 32-64 bytes a row against the index's 16."""
 
 
 class Relation(RowWindows, RowHistory):
