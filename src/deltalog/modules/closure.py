@@ -159,8 +159,12 @@ class ClosureModule(ClosureInputs):
         round's new closure pairs are in R already)."""
         window = [View(since, generation + 1, relation=deltas[p]) for p in sorted(grown)]
         changed = union([pairs(p, w, self.flip) for p, w in zip(sorted(grown), window)])
-        external = ir.SemiJoin(changed, ir.Distinct(self.inputs(update.reasoning, NOW, NOW)), PAIR)
+        external = ir.SemiJoin(changed, ir.Distinct(self.arrivals(update.reasoning)), PAIR)
         yield self.rules[0], self.gained(update, external)
+
+    def arrivals(self, reasoning: Reasoning) -> ir.Node:
+        """The facts whose arrival in R can grow the closure (``insert``): the inputs of the new state."""
+        return self.inputs(reasoning, NOW, NOW)
 
     def gained(self, update: Update, changed: ir.Node) -> ir.Node:
         """The closure's new rows from the ``changed`` inputs (Add, 003 section 4's insertion)."""

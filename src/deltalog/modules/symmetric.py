@@ -31,6 +31,13 @@ class SymmetricModule(ClosureModule):
         facts = self.external_facts(reasoning, view, negative, grounded)
         return union([facts, swap(facts)])
 
+    def arrivals(self, reasoning: Reasoning) -> ir.Node:
+        """X_R alone, not its reverse: a new fact (x, y) arrives in R as it is, and its component is
+        recomputed then; R(y, x) arrives a round later from that very component and joins nothing new.
+        Matching the reverse too recomputed the components of every re-added fact a second time, for
+        no new row (Claros-like, 1,000 facts re-added: ~0.27 s of ~0.5 s)."""
+        return self.external_facts(reasoning, NOW, NOW)
+
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
         return ir.ComponentPairs(self.external_facts(reasoning, view, negative, grounded), sources)

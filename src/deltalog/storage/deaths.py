@@ -41,9 +41,12 @@ class RowDeaths:
         return self._died.view()
 
     def dead_rows(self) -> np.ndarray:
-        """The ids of the rows deleted now (kept small: compaction forgets them)."""
+        """The ids of the rows deleted now, ascending (kept small: compaction forgets them). Each deletion
+        appends its rows ascending; they are merged here once (a stable sort merges the runs), not sorted
+        by every scan of deleted rows (18 sorts of up to 1.4M ids, 0.1 s of a Claros-like deletion)."""
         if len(self._dead) != 1:
-            self._dead = [np.concatenate(self._dead) if self._dead else np.empty(0, np.int64)]
+            parts = self._dead
+            self._dead = [np.sort(np.concatenate(parts), kind="stable") if parts else np.empty(0, np.int64)]
         rows = self._dead[0]
         if not self._dead_exact and rows.size and self._died is not None:
             # a row that revived and died again is listed twice: once is what every count means

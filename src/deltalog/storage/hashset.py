@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 EMPTY = np.int64(-1)
-TOMB = np.int64(-2)   # a deleted key: probing continues past it, inserts do not reuse it
+TOMB = np.int64(-2)   # a deleted key: probing continues past it; a key known to be absent may take its slot
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SORTED_RUN_MIN = 1 << 12
 """Smallest first batch kept as a sorted array (below it the table is cheap to build at once)."""
@@ -51,11 +51,14 @@ def sort_with_positions(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Int64HashSet:
-    """A set of non-negative int64 keys (``-1`` marks empty slots)."""
+    """A set of non-negative int64 keys (``-1`` marks empty slots). The table may carry a value per key
+    (``_values``, aligned with the slots, or with the sorted first batch): storage/hashmap.py's
+    ``Int64HashMap`` sets it up, and every placement here moves the values along with their keys."""
 
     def __init__(self, capacity_bits: int = 10) -> None:
         self._bits = capacity_bits
         self._table = np.full(1 << capacity_bits, EMPTY, np.int64)
+        self._values: np.ndarray | None = None
         self._size = 0
         self._tombs = 0
         self._sorted: np.ndarray | None = None   # the keys, while they are one sorted first batch
@@ -65,16 +68,28 @@ class Int64HashSet:
         return self._size
 
     def keys(self) -> np.ndarray:
+        return self._held()[0]
+
+    def _held(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """The keys held, and their values (None for a plain set)."""
         if self._sorted is not None:
-            return self._sorted
-        return self._table[self._table >= 0]
+            return self._sorted, self._values
+        held = self._table >= 0
+        return self._table[held], None if self._values is None else self._values[held]
+
+    def _new_table(self, bits: int) -> None:
+        """An empty table of 2**bits slots (and values, if the table carries them)."""
+        self._bits, self._table, self._size, self._tombs = bits, np.full(1 << bits, EMPTY, np.int64), 0, 0
+        if self._values is not None:
+            self._values = np.zeros(1 << bits, np.int64)
 
     def _build_table(self) -> None:
         """Move the keys of a sorted first batch into the table (the set is changing, or probed often)."""
         if self._sorted is not None:
-            held, self._sorted, self._size = self._sorted, None, 0
-            self._reserve(held.size)
-            self._place(held)
+            held, values = self._sorted, self._values
+            self._sorted = None
+            self._new_table(_bits_for(held.size, self._bits))
+            self._place(held, values)
 
     def _find(self, keys: np.ndarray) -> np.ndarray:
         """The slot holding each key, or -1 (for a sorted run: the position in it)."""
@@ -133,43 +148,50 @@ class Int64HashSet:
         self._tombs += slots.size
 
     def add_unique(self, keys: np.ndarray) -> np.ndarray:
-        """Insert keys that are distinct among themselves; mask of those that were not present."""
-        if self._size == 0 and self._tombs == 0 and keys.size >= SORTED_RUN_MIN and _increasing(keys):
+        """Insert keys that are distinct among themselves; mask of those that were not present (a set's
+        insertion: a table carrying values takes keys with their values, ``Int64HashMap.add_absent``)."""
+        if self._size == 0 and self._tombs == 0 and keys.size >= SORTED_RUN_MIN and strictly_increasing(keys):
             self._sorted, self._size, self._sorted_probes = keys.copy(), keys.size, 0
             return np.ones(keys.size, bool)
         self._build_table()
         if self._size == 0 and self._tombs == 0:
             self._reserve(keys.size)
-            self._place(keys)
+            self._place(keys, None)
             return np.ones(keys.size, bool)
-        return self._insert_over_tombs(keys) if self._tombs else self._insert(keys)
+        if self._tombs:
+            absent = self._find(keys) < 0
+            self._claim(keys[absent])
+            return absent
+        return self._insert(keys)
 
-    def _insert_over_tombs(self, keys: np.ndarray) -> np.ndarray:
-        """``_insert`` into a table with tombstones: the keys not present (one ``_find``) take the first
-        empty *or deleted* slot of their probe sequence, where a lookup finds them. ``_insert`` claims
-        only empty slots, so a relation whose rows are deleted and added again, update after update,
-        filled its table with tombstones until a rehash of every key (a 130k-key set near its load
-        limit: ~4 ms every few LUBM-like updates)."""
-        absent = self._find(keys) < 0
-        fresh = keys[absent]
-        self._reserve(fresh.size)
+    def _claim(self, keys: np.ndarray) -> np.ndarray:
+        """Insert keys known to be absent (and distinct): each takes the first empty *or deleted* slot
+        of its probe sequence, where a lookup finds it; return those slots. Claiming only empty slots
+        (``_insert``), a relation whose rows are deleted and added again, update after update, filled
+        its table with tombstones until a rehash of every key (a 130k-key set near its load limit: ~4 ms
+        every few LUBM-like updates)."""
+        self._reserve(keys.size)
+        where = np.full(keys.size, -1, np.int64)
         table, mask = self._table, (1 << self._bits) - 1
-        pending, slots = np.arange(fresh.size), mix(fresh, self._bits)
+        pending, slots = np.arange(keys.size), mix(keys, self._bits)
         while pending.size:
             pending_slots = slots[pending]
             current = table[pending_slots]
             free = (current == EMPTY) | (current == TOMB)
             claim, claim_slots = pending[free], pending_slots[free]
-            table[claim_slots] = fresh[claim]           # colliding claims: the last write wins
-            won = table[claim_slots] == fresh[claim]
+            table[claim_slots] = keys[claim]           # colliding claims: the last write wins
+            won = table[claim_slots] == keys[claim]
+            where[claim[won]] = claim_slots[won]
             self._tombs -= int(np.count_nonzero(current[free][won] == TOMB))
             retry = np.concatenate([pending[~free], claim[~won]])
             slots[retry] = (slots[retry] + 1) & mask
             pending = retry
-        self._size += fresh.size
-        return absent
+        self._size += keys.size
+        return where
 
     def _insert(self, keys: np.ndarray) -> np.ndarray:
+        """Insert distinct keys into a table without tombstones, finding the present ones on the way
+        (no separate lookup); mask of the keys added."""
         self._reserve(keys.size)
         added = np.zeros(keys.size, bool)
         pending = np.arange(keys.size)
@@ -191,33 +213,47 @@ class Int64HashSet:
         return added
 
     def _reserve(self, extra: int) -> None:
-        bits = self._bits
-        while (self._size + extra) * 2 > (1 << bits):
-            bits += 1
+        bits = _bits_for(self._size + extra, self._bits)
         if bits != self._bits or (self._size + self._tombs + extra) * 2 > (1 << bits):
-            old = self.keys()
-            self._bits, self._table, self._size, self._tombs = bits, np.full(1 << bits, EMPTY, np.int64), 0, 0
-            self._place(old)
+            keys, values = self._held()
+            self._new_table(bits)
+            self._place(keys, values)
 
-    def _place(self, keys: np.ndarray) -> None:
-        """Fill the empty table with distinct keys in one pass: sorted by home slot, each key goes to
-        the first slot at or after both its home and its predecessor's slot (position i + running
-        maximum of home - i), which is where one-by-one linear probing would put them; only the few
-        keys pushed past the table's end are inserted by probing (they wrap around). One sort instead
-        of the probe rounds of ``_insert``: a rehash re-places every key."""
+    def _place(self, keys: np.ndarray, values: np.ndarray | None) -> None:
+        """Fill the empty table with distinct keys (and their values) in one pass: sorted by home slot,
+        each key goes to the first slot at or after both its home and its predecessor's slot (position
+        i + running maximum of home - i), which is where one-by-one linear probing would put them; only
+        the few keys pushed past the table's end are inserted by probing (they wrap around). One sort
+        instead of the probe rounds of ``_insert``: a rehash re-places every key."""
         if keys.size == 0:
             return
-        homes, keys = _by_home(keys, self._bits)
+        if values is None:
+            homes, keys = _by_home(keys, self._bits)
+        else:
+            homes, order = sort_with_positions(mix(keys, self._bits))
+            keys, values = keys[order], values[order]
         slots = np.arange(homes.size, dtype=np.int64)
         slots += np.maximum.accumulate(homes - slots)
         fits = slots < self._table.size
         self._table[slots[fits]] = keys[fits]
         self._size += int(np.count_nonzero(fits))
+        if values is not None and self._values is not None:
+            self._values[slots[fits]] = values[fits]
         if not fits.all():
-            self._insert(keys[~fits])
+            wrapped = self._claim(keys[~fits])
+            if values is not None and self._values is not None:
+                self._values[wrapped] = values[~fits]
 
     def nbytes(self) -> int:
-        return self._table.nbytes + (0 if self._sorted is None else self._sorted.nbytes)
+        held = 0 if self._sorted is None else self._sorted.nbytes
+        return self._table.nbytes + held + (0 if self._values is None else self._values.nbytes)
+
+
+def _bits_for(keys: int, bits: int) -> int:
+    """The fewest table bits, at least ``bits``, that hold ``keys`` keys at load at most one half."""
+    while keys * 2 > (1 << bits):
+        bits += 1
+    return bits
 
 
 def _by_home(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -232,5 +268,5 @@ def _by_home(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     return homes, keys[order]
 
 
-def _increasing(keys: np.ndarray) -> bool:
+def strictly_increasing(keys: np.ndarray) -> bool:
     return bool(np.all(keys[1:] > keys[:-1]))

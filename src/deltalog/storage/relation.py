@@ -36,9 +36,9 @@ __all__ = ["ALIVE", "Relation"]
 
 _LAYOUTS = itertools.count(1)
 ROW_MAP_MAX_ROWS = 1 << 20
-"""Relations up to this many rows find the rows a deletion removes through a RowMap (storage/rowmap.py:
-one hash probe instead of a refresh and a search of the full-row index's runs); larger ones keep the
-index (or scans while it does not pay, row_scan.py): a map costs 32-64 bytes a row against the index's 16."""
+"""Relations in byte or bit maps (a hash set gives rows itself: ``TupleSet.take_rows``) up to this many rows find
+the rows a deletion removes through a RowMap (storage/rowmap.py: one probe, no search of the full-row index's runs);
+larger ones keep the index (or scans, row_scan.py): a map costs 32-64 bytes a row against the index's 16."""
 
 
 class Relation(RowWindows, RowHistory):
@@ -172,11 +172,11 @@ class Relation(RowWindows, RowHistory):
         columns = self._internal(columns)
         if len(columns[0]) == 0 or len(self) == 0:
             return 0
-        rows, exact = self._rows_equal_to(columns)
         died = self.died(allocate=True)
-        rows = sorted_unique(rows[died[rows] == ALIVE])
-        if not exact:
-            rows = rows[self._same_as_some(rows, columns)]
+        rows = self.tuples.take_rows(columns, self._live_row_ids)
+        if rows is None:   # a byte or bit map: the rows are found by their keys or an index
+            rows = self._live_rows_equal_to(columns, died)
+            self.tuples.discard(self._rows_at(rows))
         died[rows] = generation
         self._deaths.died(generation, rows)
         if self._dead_bits is not None:
@@ -185,10 +185,18 @@ class Relation(RowWindows, RowHistory):
             self._latest_death = max(self._latest_death, generation)
         self._journal(rows)
         self._counts.clear()
-        self.tuples.discard(self._rows_at(rows))
         self.deleted_rows += rows.size
         self._dead.append(rows)
         return int(rows.size)
+
+    def _live_row_ids(self) -> np.ndarray:
+        return np.flatnonzero(self.died() == ALIVE) if self.deleted_rows else np.arange(len(self))
+
+    def _live_rows_equal_to(self, columns: list[np.ndarray], died: np.ndarray) -> np.ndarray:
+        """The live rows equal to some batch row, ascending."""
+        rows, exact = self._rows_equal_to(columns)
+        rows = sorted_unique(rows[died[rows] == ALIVE])
+        return rows if exact else rows[self._same_as_some(rows, columns)]
 
     def _rows_equal_to(self, columns: list[np.ndarray]) -> tuple[np.ndarray, bool]:
         """Stored rows equal to some batch row, and whether exactly (else by fingerprint): the rows the

@@ -22,106 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.storage.hashset import mix, sort_with_positions
-
-EMPTY = -1
-
-
-class HashRows:
-    """Packed keys (non-negative int64) -> row ids in an open-addressing table, vectorised over batches."""
-
-    def __init__(self) -> None:
-        self._bits = 10
-        self._keys = np.full(1 << self._bits, EMPTY, np.int64)
-        self._rows = np.zeros(1 << self._bits, np.int64)
-        self._size = 0
-
-    def __len__(self) -> int:
-        return self._size
-
-    def rows_of(self, keys: np.ndarray) -> np.ndarray:
-        """The row each key maps to, -1 for keys never assigned."""
-        slots = self._find(keys)
-        return np.where(slots >= 0, self._rows[np.maximum(slots, 0)], -1)
-
-    def assign(self, keys: np.ndarray, rows: np.ndarray) -> None:
-        """Map each key to its row (keys distinct among themselves; a key already mapped moves)."""
-        if keys.size == 0:
-            return
-        slots = self._find(keys)
-        known = slots >= 0
-        self._rows[slots[known]] = rows[known]
-        if not known.all():
-            self._insert(keys[~known], rows[~known])
-
-    def _find(self, keys: np.ndarray) -> np.ndarray:
-        """The slot holding each key, or -1: each pending key steps to its next slot until it meets
-        its key or an empty slot (no tombstones: an empty slot ends every probe sequence)."""
-        where = np.full(keys.size, -1, np.int64)
-        if self._size == 0:
-            return where
-        mask = (1 << self._bits) - 1
-        pending, slots = np.arange(keys.size), mix(keys, self._bits)
-        while pending.size:
-            current = self._keys[slots]
-            hit = current == keys[pending]
-            where[pending[hit]] = slots[hit]
-            going = ~hit & (current != EMPTY)
-            pending, slots = pending[going], (slots[going] + 1) & mask
-        return where
-
-    def _insert(self, keys: np.ndarray, rows: np.ndarray) -> None:
-        """Place keys that are absent (and distinct) in empty slots; colliding claims retry."""
-        self._reserve(keys.size)
-        if self._size == 0:
-            self._place(keys, rows)
-            return
-        mask = (1 << self._bits) - 1
-        pending, slots = np.arange(keys.size), mix(keys, self._bits)
-        while pending.size:
-            empty = self._keys[slots] == EMPTY
-            claim, claim_slots = pending[empty], slots[empty]
-            self._keys[claim_slots] = keys[claim]           # colliding claims: the last write wins
-            won = self._keys[claim_slots] == keys[claim]
-            self._rows[claim_slots[won]] = rows[claim[won]]
-            retry = ~empty
-            retry[np.flatnonzero(empty)[~won]] = True
-            pending, slots = pending[retry], (slots[retry] + 1) & mask
-        self._size += keys.size
-
-    def _place(self, keys: np.ndarray, rows: np.ndarray) -> None:
-        """Fill the empty table in one pass (as ``Int64HashSet._place``): sorted by home slot, each key goes
-        to the first slot at or after its home and its predecessor's slot, where linear probing puts it;
-        the few pushed past the end wrap around by probing. A relation's first map: 355k rows in one sort
-        instead of rounds of claims."""
-        homes, order = sort_with_positions(mix(keys, self._bits))
-        keys, rows = keys[order], rows[order]
-        slots = np.arange(homes.size, dtype=np.int64)
-        slots += np.maximum.accumulate(homes - slots) if homes.size else 0
-        fits = slots < self._keys.size
-        self._keys[slots[fits]], self._rows[slots[fits]] = keys[fits], rows[fits]
-        self._size += int(np.count_nonzero(fits))
-        if not fits.all():
-            self._insert(keys[~fits], rows[~fits])
-
-    def _reserve(self, extra: int) -> None:
-        bits = self._bits
-        while (self._size + extra) * 2 > (1 << bits):
-            bits += 1
-        if bits != self._bits:
-            held = self._keys >= 0
-            keys, rows = self._keys[held], self._rows[held]
-            self._bits, self._size = bits, 0
-            self._keys = np.full(1 << bits, EMPTY, np.int64)
-            self._rows = np.zeros(1 << bits, np.int64)
-            self._insert(keys, rows)
-
-    def items(self) -> tuple[np.ndarray, np.ndarray]:
-        held = self._keys >= 0
-        return self._keys[held], self._rows[held]
-
-    def nbytes(self) -> int:
-        return self._keys.nbytes + self._rows.nbytes
+from deltalog.storage.hashmap import Int64HashMap
+from deltalog.storage.hashset import sort_with_positions
 
 
 SORTED_MIN = 1 << 12
@@ -133,20 +35,22 @@ MERGE_SHARE = 4
 class RowMap:
     """Packed keys -> row ids: the relation's rows at its first deletion as one sorted array (a sort of
     its keys, as cheap to build as the full-row index's first run: a table of 355k keys took 2-3x as
-    long, its slots faulted in at random), and later assignments in a small ``HashRows`` that is
-    consulted first and merged into the sorted part when it grows."""
+    long, its slots faulted in at random), and later assignments in a small hash table that is
+    consulted first and merged into the sorted part when it grows (an ``Int64HashMap``: the relation's tuple
+    set carries row ids the same way once it is a hash table, storage/tupleset.py; this map serves the
+    relations held in byte or bit maps)."""
 
     def __init__(self) -> None:
         self._keys = np.empty(0, np.int64)
         self._rows = np.empty(0, np.int64)
-        self._recent = HashRows()
+        self._recent = Int64HashMap()
 
     def __len__(self) -> int:
         return self._keys.size + len(self._recent)   # (an upper bound: a key may be in both)
 
     def rows_of(self, keys: np.ndarray) -> np.ndarray:
         """The row each key maps to, -1 for keys never assigned."""
-        rows = self._recent.rows_of(keys)
+        rows = self._recent.values_of(keys)
         if self._keys.size:
             missing = np.flatnonzero(rows < 0)
             at = np.minimum(np.searchsorted(self._keys, keys[missing]), self._keys.size - 1)
@@ -173,7 +77,7 @@ class RowMap:
         keys, rows = keys[order], rows[order]
         last = np.ones(keys.size, bool)
         last[:-1] = keys[1:] != keys[:-1]
-        self._keys, self._rows, self._recent = keys[last], rows[last], HashRows()
+        self._keys, self._rows, self._recent = keys[last], rows[last], Int64HashMap()
 
     def nbytes(self) -> int:
         return self._keys.nbytes + self._rows.nbytes + self._recent.nbytes()

@@ -55,11 +55,17 @@ class WideRowSet:
         return self._find(columns) >= 0
 
     def discard(self, columns: Columns) -> None:
-        slots = self._find(columns)
+        self.take(columns)
+
+    def take(self, columns: Columns) -> np.ndarray:
+        """Remove the rows held (absent ones, and repeats, are ignored); return their row ids."""
+        slots = np.unique(self._find(columns))
         slots = slots[slots >= 0]
+        ids = self._ids[slots]
         self._ids[slots] = TOMB
         self._size -= slots.size
         self._tombs += slots.size
+        return ids
 
     def new_rows(self, columns: Columns) -> np.ndarray:
         candidates = np.flatnonzero(~self.contains(columns))

@@ -51,8 +51,8 @@ class RowWindows:
     def scan(self: _Rows, view: ViewSpec, chunk_rows: int | None = None) -> Iterator[Chunk]:
         lo, hi = self.rows_for(view.since, view.until)
         if view.deleted is not None:   # deleted rows are few: read them directly, not the whole window
-            rows = self.dead_rows()
-            rows = np.sort(rows[(rows >= lo) & (rows < hi)])
+            rows = self.dead_rows()   # ascending
+            rows = rows[np.searchsorted(rows, lo):np.searchsorted(rows, hi)]
             rows = rows[self.death_mask(rows, None, view.deleted)]
             yield [c[rows] for c in self.columns()], int(rows.size)
             return

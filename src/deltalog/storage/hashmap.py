@@ -1,0 +1,91 @@
+"""An ``Int64HashSet`` whose keys carry an int64 value each: the row id of a relation's tuple
+(storage/tupleset.py, so that a deletion finds its rows by one hash probe, at any relation size), or
+of a packed key (storage/rowmap.py). One open-addressing table serves both the sets and the maps:
+rehashes, the sorted first batch and tombstones move or mark the values with their keys.
+
+>>> m = Int64HashMap()
+>>> m.add_absent(np.array([7, 9]), np.array([0, 1]))
+>>> m.assign(np.array([7, 4]), np.array([2, 3]))     # 7 moves to 2, 4 is new
+>>> m.values_of(np.array([7, 9, 4, 8])).tolist(), m.pop(np.array([9, 8, 9])).tolist(), len(m)
+([2, 1, 3, -1], [1], 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deltalog.storage.hashset import SORTED_RUN_MIN, TOMB, Int64HashSet, strictly_increasing
+
+
+class Int64HashMap(Int64HashSet):
+    """Non-negative int64 keys -> int64 values, vectorised over batches (absent keys read as -1)."""
+
+    def __init__(self, capacity_bits: int = 10) -> None:
+        super().__init__(capacity_bits)
+        self._values = np.zeros(1 << capacity_bits, np.int64)
+
+    @classmethod
+    def taking_over(cls, held: Int64HashSet, keys: np.ndarray, values: np.ndarray) -> "Int64HashMap":
+        """A map that takes over the table of a set, with a value for each key it holds (``keys``: all of
+        them). One probe of every key instead of placing them anew, a sort and a scatter (a relation's
+        first deletion from 4.8M rows: ~0.4 s vs ~0.45-0.8 s), and no second table alive meanwhile."""
+        table = cls()
+        table._bits, table._table, table._size, table._tombs = held._bits, held._table, held._size, held._tombs
+        table._sorted, table._sorted_probes, table._values = held._sorted, held._sorted_probes, None
+        slots = table._find(keys)   # (with no values yet: a sorted first batch may become a table here)
+        if keys.size != len(table) or (slots < 0).any():
+            raise ValueError(f"{keys.size} keys given for a set of {len(table)}, not all of them held")
+        table._values = np.zeros((table._table if table._sorted is None else table._sorted).size, np.int64)
+        table._values[slots] = values
+        return table
+
+    def _slot_values(self) -> np.ndarray:
+        assert self._values is not None, "a map's table always carries values"
+        return self._values
+
+    def values_of(self, keys: np.ndarray) -> np.ndarray:
+        """The value of each key, -1 for keys not held."""
+        slots = self._find(keys)
+        return np.where(slots >= 0, self._slot_values()[np.maximum(slots, 0)], -1)
+
+    def add_absent(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """Insert keys known to be absent (and distinct) with their values."""
+        if self._size == 0 and self._tombs == 0 and keys.size >= SORTED_RUN_MIN and strictly_increasing(keys):
+            self._sorted, self._values = keys.copy(), values.astype(np.int64, copy=True)
+            self._size, self._sorted_probes = keys.size, 0
+            return
+        self._build_table()
+        if self._size == 0 and self._tombs == 0:
+            self._reserve(keys.size)
+            self._place(keys, values)
+        elif keys.size:
+            slots = self._claim(keys)
+            self._slot_values()[slots] = values
+
+    def assign(self, keys: np.ndarray, values: np.ndarray) -> None:
+        """Map each key to its value (keys distinct among themselves; a key already held takes the new one)."""
+        slots = self._find(keys)
+        held = slots >= 0
+        self._slot_values()[slots[held]] = values[held]
+        if not held.all():
+            self.add_absent(keys[~held], values[~held])
+
+    def pop(self, keys: np.ndarray) -> np.ndarray:
+        """Remove the keys held (absent ones, and repeats, are ignored); return their values."""
+        self._build_table()
+        slots = self._find(keys)
+        slots = slots[slots >= 0]
+        # a repeated key finds its slot twice: each slot is marked by the last of its finders (no sort
+        # of the slots, as np.unique did: 0.1 s of a 587k-key deletion)
+        self._table[slots] = -3 - np.arange(slots.size)
+        slots = slots[self._table[slots] == -3 - np.arange(slots.size)]
+        self._table[slots] = TOMB
+        self._size -= slots.size
+        self._tombs += slots.size
+        return self._slot_values()[slots]
+
+    def items(self) -> tuple[np.ndarray, np.ndarray]:
+        """The keys held and their values."""
+        keys, values = self._held()
+        assert values is not None, "a map's table always carries values"
+        return keys, values
