@@ -255,10 +255,10 @@ def test_closure_differences_under_scc_changes(shape, extra, algorithm):
     for add, delete in CHANGES + [({"f": [(22,)]}, {"f": [(22,)], "d": [(7, 40)]})]:
         for reasoner in (auto, none):
             reasoner.update(add=add, delete=delete, algorithm=algorithm)
-        for p, rows in delete.items():
-            facts[p] -= set(rows)
-        for p, rows in add.items():
-            facts[p] |= set(rows)
+        for p, gone in delete.items():
+            facts[p] -= set(gone)
+        for p, new in add.items():
+            facts[p] |= set(new)
         fresh = state(SHAPES[shape] + extra + facts_text(facts), "none")
         assert rows_of(auto, "r") == rows_of(none, "r") == rows_of(fresh, "r")
 

@@ -36,7 +36,8 @@ def test_example_ships_readme_and_input_files(path):
         assert (folder / directive.path).is_file(), directive.path
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*/facts/*.tsv")), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*/facts/*.tsv")),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_tsv_files_are_rectangular_and_headerless(path):
     rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
     assert rows and len({len(r) for r in rows}) == 1

@@ -217,7 +217,8 @@ def body(draw, binary: list[str]):
     if draw(st.booleans()):
         x = draw(st.sampled_from(used))
         local = draw(st.booleans())
-        extra.append(Negation(Atom("f", (Variable(x), Variable("Z") if local else Variable(draw(st.sampled_from(used)))))))
+        other = Variable("Z") if local else Variable(draw(st.sampled_from(used)))
+        extra.append(Negation(Atom("f", (Variable(x), other))))
     if draw(st.booleans()):
         extra.append(Negation(Atom("g", (Variable(draw(st.sampled_from(used))),))))
     head_vars = draw(st.lists(st.sampled_from(used), min_size=2, max_size=2))

@@ -52,8 +52,8 @@ def test_each_strategy_maintains_a_recursive_stratum(algorithm):
 
 class RuleBlindModule:
     """A stand-in for a module that derives without rule instances (a closure module): Add/Del/Red/Diff
-    and the overdeletion check ``holds`` only (the seminaive module's), so Counting and FBF must fall back for its stratum without knowing
-    its kind."""
+    and the overdeletion check ``holds`` only (the seminaive module's), so Counting and FBF must fall back
+    for its stratum without knowing its kind."""
 
     def __init__(self, choice, stratum):
         inner = SeminaiveModule(choice.rules, stratum.predicates)

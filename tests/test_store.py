@@ -29,8 +29,8 @@ def test_init_update_export_stats(tmp_path, capsys):
     assert main(["init", str(store), str(program)]) == 0
     tsv(tmp_path / "add" / "edge.tsv", [(5, 6)])
     tsv(tmp_path / "del" / "edge.tsv", [(4, 5)])
-    assert main(["update", str(store), "--add", str(tmp_path / "add"), "--delete", str(tmp_path / "del"), "--algorithm", "dred",
-                 "--stats"]) == 0
+    assert main(["update", str(store), "--add", str(tmp_path / "add"), "--delete", str(tmp_path / "del"),
+                 "--algorithm", "dred", "--stats"]) == 0
     out = capsys.readouterr().out
     assert "dred:" in out and "overdeletion" in out
     assert main(["export", str(store), "--out", str(tmp_path / "out")]) == 0

@@ -198,7 +198,8 @@ def test_every_file_is_covered_by_a_checksum(tmp_path):
     rng = random.Random(1)
     shown_by_cli = set()     # the CLI's message is checked once per kind of file (each run costs a start-up)
     for path in files:
-        if path.name == "deltalog-store" or path.name.startswith("v-") and path.name not in (store / "CURRENT").read_text():
+        current = (store / "CURRENT").read_text()
+        if path.name == "deltalog-store" or path.name.startswith("v-") and path.name not in current:
             continue     # the marker carries nothing; an older manifest is not read
         original = path.read_bytes()
         for damage in ("flip", "truncate", "empty", "remove"):
@@ -347,7 +348,8 @@ def test_a_kill_between_any_two_durable_steps_leaves_the_old_or_the_new_state(tm
         before_edges.add((100, 101))
     added, deleted = {(77, 3)}, {(10, 11)}
     args = ["update", str(store), "--add", str(changes_dir(tmp_path, "a", added)),
-            "--delete", str(changes_dir(tmp_path, "d", deleted))] + (["--algorithm", "remat"] if whole else ["--algorithm", "dred"])
+            "--delete", str(changes_dir(tmp_path, "d", deleted))]
+    args += ["--algorithm", "remat" if whole else "dred"]
     env = dict(os.environ, PYTHONPATH=SRC)
     steps = None
     limit = 1

@@ -12,7 +12,6 @@ from deltalog import IRI
 from deltalog.api import Reasoner
 from deltalog.errors import InputError
 from deltalog.io.readers import read_table
-from deltalog.io.writers import write_table
 from deltalog.storage.values import format_value, parse_cell
 
 COPY = "s(X) :- t(X).\n"
