@@ -2,7 +2,8 @@
 
     PYTHONPATH=src python bench/maint_algorithms_cpu.py lubm 1000 5 dred,dredc,fbf,bf,counting,remat
 """
-import sys, time
+import sys
+import time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 import numpy as np
 from maint_generators import make, uniform_samples
@@ -12,7 +13,10 @@ algs = sys.argv[4].split(",")
 ds = make(name)
 rs = {}
 for a in algs:
-    r = Reasoner(ds.program); r.load_tables(ds.facts); r.materialise(); rs[a] = r
+    r = Reasoner(ds.program)
+    r.load_tables(ds.facts)
+    r.materialise()
+    rs[a] = r
 res = {a: [] for a in algs}
 for s, sel in enumerate(uniform_samples(ds, k, samples)):
     for a in algs:

@@ -5,15 +5,17 @@ samples (seed 1) of K explicit facts deleted then re-added, with the CPU seconds
 the number of facts it removed or added (``Reasoner.fact_count`` before and after), and per predicate
 (derived ones included) the facts removed or added. Tells whether an update is output-bound (its
 change a large part of the closure) or not."""
-import sys, time
+import sys
+import time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-import numpy as np
 from maint_generators import make, uniform_samples
 from deltalog.api import Reasoner
 
 name, k, samples = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ds = make(name)
-r = Reasoner(ds.program, modules="auto"); r.load_tables(ds.facts); r.materialise()
+r = Reasoner(ds.program, modules="auto")
+r.load_tables(ds.facts)
+r.materialise()
 
 
 def sizes() -> dict[str, int]:
@@ -23,7 +25,8 @@ def sizes() -> dict[str, int]:
 print("facts", r.fact_count(), sizes(), flush=True)
 for s, sel in enumerate(uniform_samples(ds, k, samples)):
     for kind in ("delete", "add"):
-        before, per = r.fact_count(), sizes(); c = time.process_time()
+        before, per = r.fact_count(), sizes()
+        c = time.process_time()
         r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm="dred")
         cpu, after = time.process_time() - c, sizes()
         print(f"sample {s} {kind}: cpu {cpu:.3f} facts changed {abs(r.fact_count() - before)}",

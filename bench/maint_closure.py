@@ -2,16 +2,22 @@
 
 003's protocol, reduced: per dataset and modules, materialise once, then S uniform samples of K explicit
 facts deleted then re-added (DRed), and rematerialisation time for reference (materialise())."""
-import sys, time
+import sys
+import time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-import numpy as np, polars as pl
+import numpy as np
 from maint_generators import make
 from deltalog.api import Reasoner
 name, modules, k, samples, alg = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 ds = make(name)
-r = Reasoner(ds.program, modules=modules); r.load_tables(ds.facts)
-t = time.perf_counter(); r.materialise(); mat = time.perf_counter() - t
-preds = sorted(ds.facts); sizes = np.array([ds.facts[p].height for p in preds]); total = sizes.sum()
+r = Reasoner(ds.program, modules=modules)
+r.load_tables(ds.facts)
+t = time.perf_counter()
+r.materialise()
+mat = time.perf_counter() - t
+preds = sorted(ds.facts)
+sizes = np.array([ds.facts[p].height for p in preds])
+total = sizes.sum()
 rng = np.random.default_rng(1)
 dels, adds = [], []
 for s in range(samples):
@@ -20,10 +26,17 @@ for s in range(samples):
     off = np.concatenate([[0], np.cumsum(sizes)])
     for i, p in enumerate(preds):
         idx = pick[(pick >= off[i]) & (pick < off[i + 1])] - off[i]
-        if idx.size: sel[p] = ds.facts[p][np.sort(idx)]
-    t = time.perf_counter(); r.update(delete={p: f.rows() for p, f in sel.items()}, algorithm=alg); d = time.perf_counter() - t
-    t = time.perf_counter(); r.update(add={p: f.rows() for p, f in sel.items()}, algorithm=alg); a = time.perf_counter() - t
-    dels.append(d); adds.append(a)
+        if idx.size:
+            sel[p] = ds.facts[p][np.sort(idx)]
+    t = time.perf_counter()
+    r.update(delete={p: f.rows() for p, f in sel.items()}, algorithm=alg)
+    d = time.perf_counter() - t
+    t = time.perf_counter()
+    r.update(add={p: f.rows() for p, f in sel.items()}, algorithm=alg)
+    a = time.perf_counter() - t
+    dels.append(d)
+    adds.append(a)
     print(f"  {name} {modules} sample {s}: delete {d:.2f} add {a:.2f}", flush=True)
-print(f"RESULT {name} modules={modules} alg={alg} k={k} mat={mat:.2f} delete median={np.median(dels):.2f} add median={np.median(adds):.2f} "
+print(f"RESULT {name} modules={modules} alg={alg} k={k} mat={mat:.2f} "
+      f"delete median={np.median(dels):.2f} add median={np.median(adds):.2f} "
       f"(first delete {dels[0]:.2f})", flush=True)

@@ -4,9 +4,10 @@ Where a DRed update's CPU goes, rule by rule: the samples of bench/maint_closure
 ``Reasoning.derive`` call timed (CPU) and grouped by (rule, phase, plan root); the twelve largest
 groups of every update after the first (which also builds indexes) are printed, with the calls and
 the facts they stored."""
-import sys, time, collections
+import sys
+import time
+import collections
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-import numpy as np
 from maint_generators import make, uniform_samples
 from deltalog.api import Reasoner
 from deltalog.reasoning.context import Reasoning
@@ -21,16 +22,21 @@ def timed(self, info, plan, generation, **kw):
     c = time.process_time()
     n = derive(self, info, plan, generation, **kw)
     entry = spent[(info.label, kw.get("phase"), type(plan).__name__)]
-    entry[0] += time.process_time() - c; entry[1] += 1; entry[2] += n
+    entry[0] += time.process_time() - c
+    entry[1] += 1
+    entry[2] += n
     return n
 
 
 Reasoning.derive = timed   # type: ignore[method-assign]
 ds = make(name)
-r = Reasoner(ds.program, modules="auto"); r.load_tables(ds.facts); r.materialise()
+r = Reasoner(ds.program, modules="auto")
+r.load_tables(ds.facts)
+r.materialise()
 for s, sel in enumerate(uniform_samples(ds, k, samples)):
     for kind in ("delete", "add"):
-        spent.clear(); c = time.process_time()
+        spent.clear()
+        c = time.process_time()
         r.update(**{kind: {p: f.rows() for p, f in sel.items()}}, algorithm="dred")
         print(f"sample {s} {kind}: cpu {time.process_time() - c:.3f}, in derive "
               f"{sum(e[0] for e in spent.values()):.3f}", flush=True)

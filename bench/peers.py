@@ -102,10 +102,14 @@ def sql_rs1() -> list[str]:
     hn, temp = "hasNeighbour", "edb_hasAirTemperatureMeasurement"
     return [
         sql_closure(hn, f"SELECT c0, c1 FROM edb_{hn}", symmetric=True, neq=True),
-        f"CREATE TABLE nbt AS SELECT DISTINCT h.c0 AS x, h.c1 AS y, t.c1 AS t FROM {hn} h JOIN {temp} t ON h.c1 = t.c0",
-        "CREATE TABLE hasNeighbourAirTemperatureMeasurementNumber AS SELECT x AS c0, count(*) AS c1 FROM nbt GROUP BY x",
-        "CREATE TABLE hasMedianAirTemperatureMeasurementNearby AS SELECT x AS c0, median(t) AS c1 FROM nbt GROUP BY x",
-        "CREATE TABLE moreThan3Neighbours AS SELECT DISTINCT c0 FROM hasNeighbourAirTemperatureMeasurementNumber WHERE c1 >= 3",
+        f"CREATE TABLE nbt AS SELECT DISTINCT h.c0 AS x, h.c1 AS y, t.c1 AS t FROM {hn} h "
+        f"JOIN {temp} t ON h.c1 = t.c0",
+        "CREATE TABLE hasNeighbourAirTemperatureMeasurementNumber AS SELECT x AS c0, count(*) AS c1 "
+        "FROM nbt GROUP BY x",
+        "CREATE TABLE hasMedianAirTemperatureMeasurementNearby AS SELECT x AS c0, median(t) AS c1 "
+        "FROM nbt GROUP BY x",
+        "CREATE TABLE moreThan3Neighbours AS SELECT DISTINCT c0 FROM hasNeighbourAirTemperatureMeasurementNumber "
+        "WHERE c1 >= 3",
         "CREATE TABLE sensorAnomalyWindTurbine AS SELECT DISTINCT m.c0 FROM hasMedianAirTemperatureMeasurementNearby m "
         f"JOIN moreThan3Neighbours USING (c0) JOIN {temp} t ON t.c0 = m.c0 WHERE abs(t.c1 - m.c1) > 5",
     ]
@@ -132,7 +136,8 @@ def sql_rs2() -> list[str]:
         "CREATE TABLE p26 AS SELECT DISTINCT a.c0, b.c0 AS c1 FROM p12 a JOIN p13 b ON a.c1 = b.c1 WHERE "
         + no_p5.format(a="b"),
         "CREATE TABLE p30 AS SELECT DISTINCT a.c0, b.c1 FROM p22 a JOIN p21 b ON a.c1 = b.c0",
-        "CREATE TABLE p31 AS SELECT DISTINCT a.c0, a.c1 FROM p25 a WHERE EXISTS (SELECT 1 FROM p26 b WHERE b.c0 = a.c1)",
+        "CREATE TABLE p31 AS SELECT DISTINCT a.c0, a.c1 FROM p25 a "
+        "WHERE EXISTS (SELECT 1 FROM p26 b WHERE b.c0 = a.c1)",
     ]
 
 

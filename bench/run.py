@@ -148,7 +148,8 @@ def count_lines(path: Path) -> int:
         return sum(1 for line in fh if line.strip())
 
 
-def run_deltalog(case_dir: Path, meta: dict, timeout: float, engine: str = "deltalog") -> tuple[Measurement, dict | None]:
+def run_deltalog(case_dir: Path, meta: dict, timeout: float,
+                 engine: str = "deltalog") -> tuple[Measurement, dict | None]:
     """One deltalog run into a fresh output directory; counts are the line counts of OUT/<pred>.tsv."""
     out_dir = Path(tempfile.mkdtemp(prefix="deltalog-bench-"))
     try:
@@ -161,7 +162,8 @@ def run_deltalog(case_dir: Path, meta: dict, timeout: float, engine: str = "delt
 
 def peer_available(engine: str) -> str | None:
     """None if the peer's Python module can be imported, else the reason it cannot."""
-    return None if importlib.util.find_spec(peers.PEER_MODULES[engine]) else f"{peers.PEER_MODULES[engine]} not installed"
+    module = peers.PEER_MODULES[engine]
+    return None if importlib.util.find_spec(module) else f"{module} not installed"
 
 
 def run_peer(engine: str, case_dir: Path, timeout: float) -> tuple[Measurement, dict | None]:

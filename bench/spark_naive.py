@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-from pyspark.sql import functions as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from spark_common import peak_rss_mb, spark_session  # noqa: E402

@@ -61,7 +61,8 @@ def run(dataset: str, size: int, rounds: int, algorithm: str, workdir: Path) -> 
             written = sum(size for name, (size, _) in reasoner.store_session.link.manifest["files"].items()
                           if name.startswith(f"seg-{reasoner.store_session.link.version:06d}/"))
             rows.append({"kind": kind, "algorithm": result.algorithm, "update_s": updated - started,
-                         "save_s": saved - updated, "written": written if reasoner.store_session.link.version else after,
+                         "save_s": saved - updated,
+                         "written": written if reasoner.store_session.link.version else after,
                          "whole_snapshot": reasoner.store_session.link.version == 0, "store_bytes": after,
                          "store_grew": after - before})
     reasoner.close()

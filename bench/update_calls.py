@@ -14,9 +14,12 @@ from deltalog.api import Reasoner
 name = sys.argv[1] if len(sys.argv) > 1 else "lubm"
 k = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 ds = make(name)
-r = Reasoner(ds.program, modules="auto"); r.load_tables(ds.facts); r.materialise()
+r = Reasoner(ds.program, modules="auto")
+r.load_tables(ds.facts)
+r.materialise()
 samples = [{p: f.rows() for p, f in sel.items()} for sel in uniform_samples(ds, k, 5)]
-r.update(delete=samples[0], algorithm="dred"); r.update(add=samples[0], algorithm="dred")
+r.update(delete=samples[0], algorithm="dred")
+r.update(add=samples[0], algorithm="dred")
 counts = {"call": 0, "c_call": 0}
 
 
