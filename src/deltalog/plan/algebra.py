@@ -161,11 +161,10 @@ class AntiJoin(Node):
 
 
 @dataclass(frozen=True)
-class Filter(Node):
-    """Rows satisfying a comparison."""
+class Unary(Node):
+    """A node over one input: its rows, and unless it computes its own, its columns come from ``input``."""
 
     input: Node
-    condition: Compare
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -174,15 +173,21 @@ class Filter(Node):
     def children(self) -> tuple[Node, ...]:
         return (self.input,)
 
+
+@dataclass(frozen=True)
+class Filter(Unary):
+    """Rows satisfying a comparison."""
+
+    condition: Compare
+
     def describe(self) -> str:
         return f"Filter[{self.condition}]"
 
 
 @dataclass(frozen=True)
-class Bind(Node):
+class Bind(Unary):
     """Adds ``column`` holding ``expr``; rows where the expression has no value are dropped."""
 
-    input: Node
     column: str
     expr: Expr
 
@@ -190,18 +195,14 @@ class Bind(Node):
     def columns(self) -> tuple[str, ...]:
         return self.input.columns + (self.column,)
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.input,)
-
     def describe(self) -> str:
         return f"Bind[{self.column} = {self.expr}]"
 
 
 @dataclass(frozen=True)
-class Project(Node):
+class Project(Unary):
     """Output columns computed from input columns or constants (no deduplication)."""
 
-    input: Node
     outputs: tuple[tuple[str, Term], ...]
     label: str | None = field(default=None, compare=False)
 
@@ -209,32 +210,19 @@ class Project(Node):
     def columns(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.outputs)
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.input,)
-
     def describe(self) -> str:
         return f"Project[{', '.join(f'{n}={t}' for n, t in self.outputs)}]"
 
 
 @dataclass(frozen=True)
-class Distinct(Node):
+class Distinct(Unary):
     """Removes duplicate rows."""
-
-    input: Node
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.input.columns
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.input,)
 
 
 @dataclass(frozen=True)
-class Aggregate(Node):
+class Aggregate(Unary):
     """Groups the (distinct) input rows by ``group_by`` and aggregates ``argument`` into ``output``."""
 
-    input: Node
     group_by: tuple[str, ...]
     function: str
     argument: str | None
@@ -243,9 +231,6 @@ class Aggregate(Node):
     @property
     def columns(self) -> tuple[str, ...]:
         return self.group_by + (self.output,)
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.input,)
 
     def describe(self) -> str:
         return f"Aggregate[{', '.join(self.group_by)}; {self.output} = {self.function}({self.argument or ''})]"

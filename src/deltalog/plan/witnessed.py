@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deltalog.plan.algebra import Node
+from deltalog.plan.algebra import Unary
 
 
 @dataclass(frozen=True)
-class Witnessed(Node):
+class Witnessed(Unary):
     """Some rows of ``input``: for every row of the leaf at the bottom of its left spine (the left
     input of each Join, SemiJoin, AntiJoin, Filter, Bind and Project) that ``input`` extends to an
     output row, at least one such output row. A backend may stop at a leaf row's first witness
@@ -25,12 +25,3 @@ class Witnessed(Node):
       Project[c0=X]
         Scan h(X) gen[0:)
     """
-
-    input: Node
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.input.columns
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.input,)
