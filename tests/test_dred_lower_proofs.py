@@ -204,3 +204,26 @@ def test_a_rule_renaming_one_atom_is_checked_by_that_atom(data):
         assert {p: rows(f) for p, f in ours.removed.items()} == {p: rows(f) for p, f in theirs.removed.items()}
         assert all(rows(r.relation(p)) == rows(remat.relation(p)) for p in ("p", "top"))
         facts = {p: rows_ - set(gone.get(p, ())) for p, rows_ in facts.items()}
+
+
+def test_the_candidates_of_one_head_are_stored_by_one_statement(monkeypatch):
+    """N_D of p from its rules (two of them lost an instance) is one insert into N:p
+    (``Reasoning.derive_together``), and each rule is credited its instance and evaluation."""
+    r = Reasoner(CHECKED_IN_TURN)
+    r.materialise()
+    rules = {str(info.rule).split(" :- ")[1][0]: info for info in r.reasoning.program.rules}
+    before = {b: (r.reasoning.stats.rule(rules[b]).instances, r.reasoning.stats.rule(rules[b]).evaluations)
+              for b in "ab"}
+    targets: list[str] = []
+    insert = LocalBackend.insert
+
+    def logged(self, *, relation, **kwargs):
+        targets.append(relation)
+        return insert(self, relation=relation, **kwargs)
+    monkeypatch.setattr(LocalBackend, "insert", logged)
+    result = r.update(delete={"a": [("v",)], "b": [("w",)]}, algorithm="dred")
+    assert set(result.removed) == {"a", "b"}   # d(v) keeps p(v); p(w) comes back through q(w)
+    assert targets.count("N:p") == 1
+    after = {b: (r.reasoning.stats.rule(rules[b]).instances, r.reasoning.stats.rule(rules[b]).evaluations)
+             for b in "ab"}
+    assert {b: (after[b][0] - before[b][0], after[b][1] - before[b][1]) for b in "ab"} == {"a": (1, 1), "b": (1, 1)}
