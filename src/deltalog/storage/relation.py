@@ -90,7 +90,7 @@ class Relation(RowWindows, RowHistory):
         return self._max_id
 
     def __len__(self) -> int:
-        return len(self._cols[0])
+        return self._cols[0]._size   # (not len(): ~500 calls a small update, each one Python call less)
 
     def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]:
         return [c.view()[row_ids] for c in self._cols]
@@ -105,7 +105,10 @@ class Relation(RowWindows, RowHistory):
 
     def rows_for(self, since: int, until: int | None) -> tuple[int, int]:
         """The row range holding the rows inserted at generations since <= g < until."""
-        lo = bisect.bisect_left(self._generations, since)
+        generations = self._generations
+        if until is None and (not generations or since <= generations[0]):   # every row: most views, no search
+            return 0, self._cols[0]._size
+        lo = bisect.bisect_left(generations, since)
         row_lo = self._ends[lo - 1] if lo > 0 else 0
         if until is None:
             return row_lo, len(self)
