@@ -35,6 +35,7 @@ from deltalog.storage.windows import RowWindows
 __all__ = ["ALIVE", "Relation"]
 
 _LAYOUTS = itertools.count(1)
+_NO_ROWS = np.empty(0, np.int64)
 ROW_MAP_MAX_ROWS = 1 << 20
 """Relations in byte or bit maps (a hash set gives rows itself: ``TupleSet.take_rows``) up to this many rows find
 the rows a deletion removes through a RowMap (storage/rowmap.py: one probe, no search of the full-row index's runs);
@@ -157,6 +158,9 @@ class Relation(RowWindows, RowHistory):
         batch_max = max(int(c.max()) for c in columns)
         self._max_id = max(self._max_id, batch_max)
         if self.tuples.needs_rebuild(columns):
+            if len(self) == 0:   # a new relation (an update's scratch relations: ~40 a small deletion)
+                self.tuples.rebuild([], _NO_ROWS, self._max_id, expected_rows=len(columns[0]))
+                return
             live = np.flatnonzero(self.died() == ALIVE)
             self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id,
                                 expected_rows=live.size + len(columns[0]))
