@@ -152,7 +152,7 @@ class Reasoning:
         return changed
 
     def derive_together(self, plans: Iterable[tuple[RuleInfo, ir.Node]], generation: int, *, phase: str,
-                        relations: Mapping[str, str], revive_since: int | None = None) -> None:
+                        relations: Mapping[str, str]) -> None:
         """``derive`` of several rules' plans into ``relations[head]``, those of one head predicate in one
         statement (``Distinct(Union(plans))``, stored at once): a small update's plans produce a few rows
         each, and a statement costs its backend call and its store whatever its rows (a 1,000-fact LUBM-like
@@ -163,13 +163,12 @@ class Reasoning:
             by_head.setdefault(info.head.predicate, []).append((info, plan))
         for head, group in by_head.items():
             if len(group) == 1:
-                self.derive(*group[0], generation, phase=phase, relation=relations[head], revive_since=revive_since)
+                self.derive(*group[0], generation, phase=phase, relation=relations[head])
                 continue
             metrics: dict[str, int] | None = {} if self.collect_metrics else None
             started = time.perf_counter()
             union = ir.Distinct(ir.Union_(tuple(plan for _, plan in group)))
-            changed = self.backend.insert(relation=relations[head], plan=union, generation=generation, metrics=metrics,
-                                          revive_since=revive_since)
+            changed = self.backend.insert(relation=relations[head], plan=union, generation=generation, metrics=metrics)
             self._account(changed, group[0][0])
             for info, _ in group:
                 self.stats.rule(info).evaluations += 1
