@@ -5,11 +5,13 @@ the check (every candidate overdeleted, then rederived one step rule by rule) de
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, note
+import polars as pl
+from hypothesis import given, note, settings, strategies as st
 
 import deltalog.algorithms.dred as dred
 from deltalog.algorithms.strategies import STRATEGIES, StratumByStratum
 from deltalog.api import Reasoner
+from deltalog.backends.local.backend import LocalBackend
 from reference import naive_materialise
 from strategies import apply_update, programs_facts_and_updates
 from test_differential import nonempty, with_facts
@@ -71,17 +73,52 @@ def test_candidates_explicit_derived_or_neither(backend_name):
     assert rows(r.relation("p")) == rows(r.relation("q")) == {("u",), ("v",), ("w",)}
 
 
-def test_the_checks_stop_once_every_candidate_is_witnessed(backend_name):
+def test_the_checks_stop_once_every_candidate_is_witnessed(backend_name, monkeypatch):
     """Candidates p(u), p(v), p(w) are witnessed by the explicit facts and the first two rules:
-    the third rule over lower strata (p :- d) is not evaluated."""
+    the third rule over lower strata (p :- d) is not evaluated (d, which holds d(v), is never read)."""
     r = Reasoner(CHECKED_IN_TURN, backend=backend_name)
     r.materialise()
+    read = reads_of(monkeypatch) if backend_name == "local" else set()
     third = next(info for info in r.reasoning.program.rules if str(info.rule).startswith("p(X) :- d(X)"))
-    before = r.reasoning.stats.rule(third).evaluations
+    before = r.reasoning.stats.rule(third).evaluations, r.reasoning.stats.rule(third).instances
     result = r.update(delete={"q": [("u",), ("v",), ("w",)]}, algorithm="dred")
     assert not result.removed and result.overdeleted == {"q": 3}   # q(u), q(v), q(w) come back through p
-    assert r.reasoning.stats.rule(third).evaluations == before
+    assert (r.reasoning.stats.rule(third).evaluations, r.reasoning.stats.rule(third).instances) == before
     assert rows(r.relation("p")) == {("u",), ("v",), ("w",), ("x",)}
+    assert backend_name != "local" or {"a", "b"} <= read and "d" not in read
+
+
+def reads_of(monkeypatch) -> set[str]:
+    """The names of the stored relations the local executor reads from now on (scans, probes, membership)."""
+    from deltalog.storage.relation import Relation
+    read: set[str] = set()
+    for name in ("scan", "keyed", "contains"):
+        method = getattr(Relation, name)
+
+        def logged(self, *args, _method=method, **kwargs):
+            read.add(self.name)
+            return _method(self, *args, **kwargs)
+        monkeypatch.setattr(Relation, name, logged)
+    return read
+
+
+def test_the_checks_run_inside_the_deletion(monkeypatch):
+    """A predicate's candidates are checked and deleted by one statement, the candidates anti-joined with
+    each check in turn (``lowerbound.unwitnessed``): no relation of witnessed candidates is filled and
+    counted per check. Here p's round deletes p(x) in one ``delete`` and inserts nothing."""
+    r = Reasoner(CHECKED_IN_TURN)
+    r.materialise()
+    calls: list[tuple[str, str]] = []
+    for name in ("insert", "delete"):
+        method = getattr(LocalBackend, name)
+
+        def logged(self, *, relation, _method=method, _name=name, **kwargs):
+            calls.append((_name, relation))
+            return _method(self, relation=relation, **kwargs)
+        monkeypatch.setattr(LocalBackend, name, logged)
+    result = r.update(delete={"q": [("u",), ("v",), ("w",), ("x",)]}, algorithm="dred")
+    assert rows(result.removed["p"]) == {("x",)}
+    assert ("delete", "p") in calls and not [c for c in calls if c[1].startswith("W:")]
 
 
 @pytest.mark.parametrize("algorithm", ["dred", "auto"])
@@ -128,3 +165,65 @@ def unchecked_dred_stratum(update, stratum) -> None:
         dred.overdelete(update, stratum)
         dred.rederive(update, stratum)
     dred.insert(update, stratum)
+
+
+RENAMINGS = """
+p(X, Y) :- q(Y, X).
+p(X, X) :- r(X).
+p(X, a) :- s(X).
+p(X, Y) :- t(X, Y, Y).
+p(X, Y) :- u(X, b, Y).
+p(X, Y) :- v(X, Y, Z).
+p(X, Y) :- w(X, Y), X != Y.
+top(X) :- p(X, Y), top(Y).
+top(a).
+"""
+small = st.sampled_from(["a", "b", "c"])
+facts_of = {"q": 2, "r": 1, "s": 1, "t": 3, "u": 3, "v": 3, "w": 2}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_rule_renaming_one_atom_is_checked_by_that_atom(data):
+    """Rules ``p(X, Y) :- q(Y, X)``-like are checked by their atom's facts (``lowerbound.renamed_atom``); a
+    head constant or repeated variable, or anything besides the atom, keeps the rule's plan. Updates of
+    random facts agree with rematerialisation."""
+    from deltalog.algorithms.lowerbound import renamed_atom
+    r, remat = Reasoner(RENAMINGS), Reasoner(RENAMINGS)
+    shapes = [renamed_atom(info) is not None for info in r.reasoning.program.rules][:7]
+    assert shapes == [True, False, False, True, True, True, False]
+    facts = {p: data.draw(st.sets(st.tuples(*[small] * n), max_size=6)) for p, n in facts_of.items()}
+    for reasoner in (r, remat):
+        reasoner.load_tables({p: pl.DataFrame(sorted(rows) or None, schema=[f"c{i}" for i in range(facts_of[p])],
+                                              orient="row") for p, rows in facts.items()})
+        reasoner.materialise()
+    for _ in range(2):
+        gone = {p: sorted(data.draw(st.sets(st.sampled_from(sorted(rows))))) for p, rows in facts.items() if rows}
+        gone = {p: rows for p, rows in gone.items() if rows}
+        ours, theirs = r.update(delete=gone, algorithm="dred"), remat.update(delete=gone, algorithm="remat")
+        assert {p: rows(f) for p, f in ours.removed.items()} == {p: rows(f) for p, f in theirs.removed.items()}
+        assert all(rows(r.relation(p)) == rows(remat.relation(p)) for p in ("p", "top"))
+        facts = {p: rows_ - set(gone.get(p, ())) for p, rows_ in facts.items()}
+
+
+def test_the_candidates_of_one_head_are_stored_by_one_statement(monkeypatch):
+    """N_D of p from its rules (two of them lost an instance) is one insert into N:p
+    (``Reasoning.derive_together``), and each rule is credited its instance and evaluation."""
+    r = Reasoner(CHECKED_IN_TURN)
+    r.materialise()
+    rules = {str(info.rule).split(" :- ")[1][0]: info for info in r.reasoning.program.rules}
+    before = {b: (r.reasoning.stats.rule(rules[b]).instances, r.reasoning.stats.rule(rules[b]).evaluations)
+              for b in "ab"}
+    targets: list[str] = []
+    insert = LocalBackend.insert
+
+    def logged(self, *, relation, **kwargs):
+        targets.append(relation)
+        return insert(self, relation=relation, **kwargs)
+    monkeypatch.setattr(LocalBackend, "insert", logged)
+    result = r.update(delete={"a": [("v",)], "b": [("w",)]}, algorithm="dred")
+    assert set(result.removed) == {"a", "b"}   # d(v) keeps p(v); p(w) comes back through q(w)
+    assert targets.count("N:p") == 1
+    after = {b: (r.reasoning.stats.rule(rules[b]).instances, r.reasoning.stats.rule(rules[b]).evaluations)
+             for b in "ab"}
+    assert {b: (after[b][0] - before[b][0], after[b][1] - before[b][1]) for b in "ab"} == {"a": (1, 1), "b": (1, 1)}

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from deltalog.backends.local import membership
 from deltalog.backends.local.backend import LocalBackend
+from deltalog.backends.local import exists, membership  # (after the backend: exists imports execute)
 from deltalog.plan import ir
 
 VIEWS = {"live": {}, "before": {"visible": 1}, "gone": {"deleted": (2, None)}}
@@ -65,3 +66,40 @@ def test_no_bitmap_of_the_relation_being_written(monkeypatch):
                        ("c0", "c1"))
     assert backend.delete(relation="s", plan=plan, generation=3) == len(small)
     assert built == []
+
+
+rows_of = st.sets(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(left=rows_of, right=rows_of, wide=st.booleans(), chunk_rows=st.sampled_from([1, 4, 1 << 18]))
+def test_a_materialised_right_side_is_checked_by_sorted_keys(left, right, wide, chunk_rows):
+    """A semi/anti-join whose right side is a subplan (here a union, so materialised) checks membership
+    among its rows' sorted packed keys (``exists.SortedKeys``), not an index built over them; the answer
+    is the one of a brute-force check, with probe values beyond the right side's largest value. ``wide``:
+    keys too wide to pack (a lowered limit), so the index answers instead."""
+    backend = LocalBackend(chunk_rows=chunk_rows)
+    for name, rows in (("l", left), ("r", right)):
+        backend.create_relation(relation=name, arity=3)
+        table = pl.DataFrame([(a, b, a * b) for a, b in sorted(rows)] or None,
+                             schema=[("c0", pl.Int64), ("c1", pl.Int64), ("c2", pl.Int64)], orient="row")
+        backend.load(relation=name, table=table, generation=1)
+    terms = (ir.Col("X"), ir.Col("Y"), ir.Col("Z"))
+    right_side = ir.Union_((ir.Scan("r", terms), ir.Scan("r", terms, since=5)))
+    built: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(exists.SortedKeys, "holds", spy(exists.SortedKeys.holds, built))
+        if wide:
+            patch.setattr(exists, "PACKED_LIMIT", 1)
+        for node in (ir.SemiJoin, ir.AntiJoin):
+            found = set(backend.evaluate(plan=node(ir.Scan("l", terms), right_side, ("X", "Y", "Z"))).rows())
+            expected = {(a, b, a * b) for a, b in left if ((a, b) in right) == (node is ir.SemiJoin)}
+            assert found == expected
+    assert bool(built) == (bool(left) and not wide)
+
+
+def spy(method, calls: list):
+    def counted(self, columns):
+        calls.append(len(columns[0]))
+        return method(self, columns)
+    return counted

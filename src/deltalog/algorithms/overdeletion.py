@@ -39,20 +39,18 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
             update.backend.insert(relation=lost_derivation[p], plan=tuples_of(minus, reasoning.arities[p]),
                                   generation=generation)
     lost, gained = lower_changes(update, stratum, stratum.rules)
+    plans = []   # stored together, per head predicate (Reasoning.derive_together)
     for info in stratum.nonrecursive:   # Π_nr^s[I : D \ A, A \ D]   (003 Algorithm 3, line 220)
         if info.aggregates:
             if aggregate_rules_affected(info, lost, gained):
-                plan = difference(aggregate_results(update, info, v.old), aggregate_results(update, info, v.new))
-                reasoning.derive(info, plan, generation, phase="overdeletion",
-                                 relation=lost_derivation[info.head.predicate])
+                plans.append((info, difference(aggregate_results(update, info, v.old),
+                                               aggregate_results(update, info, v.new))))
             continue
         for plan in delta_rule_plans(update, info, stratum.predicates, lost, gained, v.old, v.deleted, v.added):
-            reasoning.derive(info, plan, generation, phase="overdeletion",
-                             relation=lost_derivation[info.head.predicate])
+            plans.append((info, plan))
     for module in modules_of(stratum):   # Diff^{s,i}[I, D \ A, A \ D]   (line 224)
-        for info, plan in module.diff(update, lost, gained, v.old, v.deleted, v.added):
-            reasoning.derive(info, plan, generation, phase="overdeletion",
-                             relation=lost_derivation[info.head.predicate])
+        plans += module.diff(update, lost, gained, v.old, v.deleted, v.added)
+    reasoning.derive_together(plans, generation, phase="overdeletion", relations=lost_derivation)
     propagate_deletion(update, stratum, lost_derivation, generation, settle)
 
 

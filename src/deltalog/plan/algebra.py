@@ -5,11 +5,34 @@ nodes included)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from deltalog.plan.expressions import Col, Compare, Expr, Term
 from deltalog.syntax.ast import Constant
+
+
+T = TypeVar("T")
+
+
+class cached_property(Generic[T]):
+    """``functools.cached_property`` without its lock: Python 3.11's takes an ``RLock`` at every first
+    read (~20 profile events), and plan nodes are made by the hundred per small update (a plan-cache hit
+    copies them), each read once or twice. The value goes into the instance's ``__dict__``, which then
+    shadows this (non-data) descriptor, as functools' does; a node is immutable, so a race computes the
+    same value twice at worst."""
+
+    def __init__(self, function: Callable[[Any], T]) -> None:
+        self.function, self.name = function, function.__name__
+        self.__doc__ = function.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        if instance is None:
+            return self   # type: ignore[return-value]
+        value = instance.__dict__[self.name] = self.function(instance)
+        return value
 
 
 @dataclass(frozen=True)

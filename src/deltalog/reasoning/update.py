@@ -106,10 +106,11 @@ class Update:
         name = explicit_relation(predicate)
         return name if name in self._explicit_stores else None
 
-    def delete(self, predicate: str, plan, generation: int) -> int:
+    def delete(self, predicate: str, plan, generation: int, metrics: dict[str, int] | None = None) -> int:
         """Delete facts of a derived predicate during maintenance, counting them (001's set D)
-        against the budget: every algorithm's deletions of derived facts pass through here."""
-        n = self.backend.delete(relation=predicate, plan=plan, generation=generation)
+        against the budget: every algorithm's deletions of derived facts pass through here
+        (``metrics``: the backend's, for plans with labelled rule projections)."""
+        n = self.backend.delete(relation=predicate, plan=plan, generation=generation, metrics=metrics)
         self.overdeleted[predicate] = self.overdeleted.get(predicate, 0) + n
         if self.budget is not None and n:
             self.budget.spend(self, predicate, n)

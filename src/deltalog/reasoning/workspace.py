@@ -46,7 +46,6 @@ class Role(Enum):
     DELETED = "-{}"                  # (E⁻ ∩ E) \ E⁺
     LOST_DERIVATION = "N:{}"         # N_D: facts that lost a derivation (overdeletion candidates)
     REDERIVED = "R:{}"               # R: overdeleted facts rederived
-    WITNESSED = "W:{}"               # candidates still derived in the new state (DRed, strata over lower ones)
     INSERTION_DELTA = "ΔA:{}"        # N_A / Δ_A: insertion rounds
     CHECKED = "C:{}"                 # FBF (001 Algorithm 5): C, checked facts
     PROVED = "P:{}"                  # P, proved facts

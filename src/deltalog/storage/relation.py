@@ -35,6 +35,7 @@ from deltalog.storage.windows import RowWindows
 __all__ = ["ALIVE", "Relation"]
 
 _LAYOUTS = itertools.count(1)
+_NO_ROWS = np.empty(0, np.int64)
 ROW_MAP_MAX_ROWS = 1 << 20
 """Relations in byte or bit maps (a hash set gives rows itself: ``TupleSet.take_rows``) up to this many rows find
 the rows a deletion removes through a RowMap (storage/rowmap.py: one probe, no search of the full-row index's runs);
@@ -90,7 +91,7 @@ class Relation(RowWindows, RowHistory):
         return self._max_id
 
     def __len__(self) -> int:
-        return len(self._cols[0])
+        return self._cols[0]._size   # (not len(): ~500 calls a small update, each one Python call less)
 
     def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]:
         return [c.view()[row_ids] for c in self._cols]
@@ -105,7 +106,10 @@ class Relation(RowWindows, RowHistory):
 
     def rows_for(self, since: int, until: int | None) -> tuple[int, int]:
         """The row range holding the rows inserted at generations since <= g < until."""
-        lo = bisect.bisect_left(self._generations, since)
+        generations = self._generations
+        if until is None and (not generations or since <= generations[0]):   # every row: most views, no search
+            return 0, self._cols[0]._size
+        lo = bisect.bisect_left(generations, since)
         row_lo = self._ends[lo - 1] if lo > 0 else 0
         if until is None:
             return row_lo, len(self)
@@ -154,6 +158,9 @@ class Relation(RowWindows, RowHistory):
         batch_max = max(int(c.max()) for c in columns)
         self._max_id = max(self._max_id, batch_max)
         if self.tuples.needs_rebuild(columns):
+            if len(self) == 0:   # a new relation (an update's scratch relations: ~40 a small deletion)
+                self.tuples.rebuild([], _NO_ROWS, self._max_id, expected_rows=len(columns[0]))
+                return
             live = np.flatnonzero(self.died() == ALIVE)
             self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id,
                                 expected_rows=live.size + len(columns[0]))
