@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Mapping
 from deltalog.algorithms.aggregate_rules import aggregate_results, aggregate_rules_affected, difference
 from deltalog.analysis.program import Stratum
 from deltalog.modules import modules_of
-from deltalog.modules.base import Module
+from deltalog.modules.base import Module, RulePlans
 from deltalog.plan.rules import View
 from deltalog.reasoning.instances import delta_rule_plans
 from deltalog.reasoning.update import Update, lower_changes, tuples_of
@@ -76,7 +76,8 @@ def delete_all(update: Update, stratum: Stratum, lost_derivation: Mapping[str, s
 @dataclass(frozen=True)
 class Deletion:
     """Facts of the stratum deleted at one ``generation`` (of the predicates ``shrunk``), by ``settle`` or,
-    unchecked, by the Del of an exact module (``by``), which needs not see them (``Module.deletes_exactly``)."""
+    unchecked, by the Del of an exact module (``by``), which need not see them again
+    (``Module.deletes_exactly``)."""
 
     generation: int
     shrunk: frozenset[str]
@@ -89,7 +90,8 @@ def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mappin
     modules' Del^{s,i}, 003 Algorithm 3 lines 226-234), at each generation it deleted facts at. A module
     whose Del is exact deletes its facts as they come (no check can keep one) at a generation of their
     own: Claros-like, 1,000 facts deleted, ~470k ``relatedPlaces`` pairs no longer stored as candidates,
-    checked against the new closure, and handed back to Del for nothing (docs/benchmarks.md, stop 18)."""
+    checked against the new closure, and handed back to Del for nothing (docs/benchmarks.md, stop 18).
+    (Diff's facts stay candidates: deleting a linear module's exact Diff at once did not pay on DAG-R.)"""
     reasoning, modules = update.reasoning, modules_of(stratum)
     pending = [settled(update, stratum, lost_derivation, window, settle)]
     while pending := [deletion for deletion in pending if deletion.shrunk]:
@@ -97,7 +99,8 @@ def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mappin
         for deletion in pending:
             for module in modules:
                 if module is not deletion.by:
-                    done += module_deletion(update, module, deletion, lost_derivation, window)
+                    plans = module.delete(update, deletion.generation, set(deletion.shrunk))
+                    done += module_deletion(update, module, plans, lost_derivation, window)
         pending = done + [settled(update, stratum, lost_derivation, window, settle)]
 
 
@@ -110,17 +113,17 @@ def settled(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str]
     return Deletion(generation, shrunk_since(update, stratum.predicates, before))
 
 
-def module_deletion(update: Update, module: Module, deletion: Deletion, lost_derivation: Mapping[str, str],
+def module_deletion(update: Update, module: Module, plans: RulePlans, lost_derivation: Mapping[str, str],
                     window: int) -> list[Deletion]:
-    """One module's Del^{s,i} over a ``deletion``: its facts become candidates at ``window``, or, from an
-    exact module, are deleted at once at a new generation (returned)."""
+    """A module's Del plans: their facts become candidates at ``window``, or, from a module that
+    deletes exactly, are deleted at once at a new generation (returned)."""
     reasoning = update.reasoning
     if not module.deletes_exactly(update):
-        for info, plan in module.delete(update, deletion.generation, set(deletion.shrunk)):
+        for info, plan in plans:
             reasoning.derive(info, plan, window, phase="overdeletion", relation=lost_derivation[info.head.predicate])
         return []
     generation, before = reasoning.tick(), dict(update.overdeleted)
-    for info, plan in module.delete(update, deletion.generation, set(deletion.shrunk)):
+    for info, plan in plans:
         update.delete(info.head.predicate, plan, generation)
     return [Deletion(generation, shrunk_since(update, module.predicates, before), module)]
 

@@ -162,6 +162,10 @@ class ClosureModule(ClosureInputs):
             return
         yield from self.insert_since(update, deltas, generation, generation, grown & names)
 
+    def inserts_exactly(self, update: Update) -> bool:
+        """No in general (a transitive module's insertion may run seminaive rounds; see the subclasses)."""
+        return False
+
     def insert_since(self, update: Update, deltas: Mapping[str, str], since: int, generation: int,
                      grown: set[str]) -> RulePlans:
         """``insert`` from the external facts of the rounds ``since``..``generation`` (every earlier

@@ -21,6 +21,7 @@ from deltalog.modules.plans import NOW, swap, union
 from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.context import Reasoning
+from deltalog.reasoning.update import Update
 
 
 class SymmetricModule(ClosureModule):
@@ -37,6 +38,11 @@ class SymmetricModule(ClosureModule):
     def graph(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
         """X_R itself: components do not need the reverse of each fact."""
         return self.external_facts(reasoning, view, negative, grounded)
+
+    def inserts_exactly(self, update: Update) -> bool:
+        """Yes, unless the rules run seminaively (``ties``): Add gives whole components, and a fact of one,
+        arriving again as an input, joins no two components."""
+        return not self.ties(update.reasoning.backend)
 
     def arrivals(self, reasoning: Reasoning) -> ir.Node:
         """X_R alone, not its reverse: a new fact (x, y) arrives in R as it is, and its component is
