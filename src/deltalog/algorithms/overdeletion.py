@@ -11,6 +11,7 @@ the previous round (inverse seminaive).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
@@ -124,7 +125,9 @@ def module_deletion(update: Update, module: Module, plans: RulePlans, lost_deriv
         return []
     generation, before = reasoning.tick(), dict(update.overdeleted)
     for info, plan in plans:
-        update.delete(info.head.predicate, plan, generation)
+        started = time.perf_counter()
+        deleted = update.delete(info.head.predicate, plan, generation)
+        reasoning.record_phase("overdeletion", 0, deleted, time.perf_counter() - started)
     return [Deletion(generation, shrunk_since(update, module.predicates, before), module)]
 
 

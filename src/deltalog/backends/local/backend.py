@@ -32,17 +32,6 @@ if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polar
     import pyarrow as pa
 
 
-DELETE_BATCH_ROWS = 1 << 20
-"""Rows of a deletion's plan gathered before the relation deletes them: each deletion has a fixed cost
-(finding the rows, the journal, the death counts: ~3 ms on DAG-R's 5M-row ``path``), and a closure
-kernel streams its pairs in small chunks (DAG-R, 1,000 edges deleted: ~230k pairs in ~200 chunks)."""
-
-
-def _joined(batch: list[list[np.ndarray]]) -> list[np.ndarray]:
-    """Frames' columns (a list per frame) as one list of columns."""
-    return batch[0] if len(batch) == 1 else [np.concatenate(parts) for parts in zip(*batch)]
-
-
 class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoading):
     """Runs plans with the vectorised numpy executor over in-memory relations (capabilities: see base.py)."""
 
@@ -110,17 +99,12 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
                metrics: MutableMapping[str, int] | None = None) -> int:
         target = self._relations[relation]
         names = plan.columns
-        removed, batch, rows = 0, [], 0
+        removed = 0
         with small_pages():
             for frame in stream(plan, self._context(metrics, relation)):
                 if frame.length:
-                    batch.append([frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)])
-                    rows += frame.length
-                if rows >= DELETE_BATCH_ROWS:
-                    removed += target.delete(_joined(batch), generation=generation)
-                    batch, rows = [], 0
-            if batch:
-                removed += target.delete(_joined(batch), generation=generation)
+                    columns = [frame.columns[n] for n in names] or [np.zeros(frame.length, np.int64)]
+                    removed += target.delete(columns, generation=generation)
         return removed
 
     def count(self, *, relation: str, since: int = 0, until: int | None = None,
