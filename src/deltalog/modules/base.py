@@ -67,9 +67,9 @@ class Module(Protocol):
     def deletes_exactly(self, update: Update) -> bool:
         """Whether every fact ``delete`` returns is gone for good (in no new materialisation, so no check can
         keep it) and none is a fact this module's Del reads as deleted (so deleting them gives its Del
-        nothing more). Overdeletion then deletes those facts as
-        they come, unchecked, at a generation of their own, which every other module takes as a round of
-        deletions and this one skips (algorithms/overdeletion.py)."""
+        nothing more). Overdeletion then deletes those facts as they come, unchecked, at a generation of
+        their own, which every other module takes as a round of deletions and this one skips
+        (algorithms/overdeletion.py)."""
 
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """Red^{s,i} (line 242): the deleted facts of ``predicate`` the rules derive again from the
