@@ -326,3 +326,70 @@ def test_transitive_insertion_from_seminaive_rounds_to_the_closure(threshold, ex
     low thresholds the switch happens inside updates, and the result is still exact."""
     monkeypatch.setattr(transitive, "SEMINAIVE_INSERT_FACTS", threshold)
     test_closure_differences_under_scc_changes("nonlinear", extra, algorithm)
+
+
+# ---- exact Del: deleted at once, unchecked, never handed back to Del (Module.deletes_exactly) ---------
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc"])
+@pytest.mark.parametrize("shape, extra, exact", [
+    ("symmetric", "", True), ("symmetric", "r(X,Y) :- d(X,Y), !f(X).", True),
+    ("nonlinear", "", True), ("irreflexive symmetric", "", True), ("linear", "", True),
+    ("symmetric", "q(X,Y) :- r(X,Y), f(Y). r(X,Y) :- q(Y,X).", False),   # X_R from the stratum: not exact
+])
+def test_exact_del_runs_once_and_is_not_checked(shape, extra, exact, algorithm, monkeypatch):
+    """A module whose Del is exact (its inputs are final: explicit facts and rules over lower strata, a
+    nonrecursive one with a negation included) has its Del run once per deletion, its facts deleted
+    without ``holds`` being asked of them, and no second Del over them; with X_R from a rule of the
+    stratum it is not exact and both run as before. Either way the result is the naive one."""
+    from deltalog.modules.closure import ClosureModule
+    calls = {"delete": 0, "holds": 0}
+    for name in calls:
+        def counted(self, *args, _name=name, _original=getattr(ClosureModule, name)):
+            calls[_name] += 1
+            yield from _original(self, *args)
+        monkeypatch.setattr(ClosureModule, name, counted)
+    left, right = range(0, 12), range(12, 20)
+    edges = {(i, i + 1) for i in left[:-1]} | {(i, i + 1) for i in right[:-1]} | {(11, 12), (15, 12)}
+    facts = {"e": edges, "d": {(3, 14)}, "f": {(3,), (14,)}}
+    auto = state(SHAPES[shape] + extra + facts_text(facts), "auto")
+    auto.update(delete={"e": [(11, 12), (15, 12)]}, algorithm=algorithm)
+    facts["e"] -= {(11, 12), (15, 12)}
+    fresh = state(SHAPES[shape] + extra + facts_text(facts), "none")
+    assert {p: rows_of(auto, p) for p in ("r", "q") if p in auto.predicates()} == \
+        {p: rows_of(fresh, p) for p in ("r", "q") if p in fresh.predicates()}
+    if exact:   # one Del (of the deleted inputs), and the check of those inputs only (DRed)
+        assert calls == {"delete": 1, "holds": 1 if algorithm == "dred" else 0}
+    else:
+        assert calls["delete"] > 1
+
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc"])
+@pytest.mark.parametrize("shape, extra, once", [
+    ("symmetric", "", True), ("symmetric", "r(X,Y) :- d(X,Y), !f(X).", True),
+    ("irreflexive symmetric", "", True),
+    ("symmetric", "q(X,Y) :- r(X,Y), f(Y). r(X,Y) :- q(Y,X).", False),   # another module gives r too
+])
+def test_symmetric_insert_is_not_asked_about_its_own_facts(shape, extra, once, algorithm, monkeypatch):
+    """An STC module's Add gives whole components (``inserts_exactly``): re-adding a bridge asks it once,
+    not again about the pairs it gave. With another module of the stratum giving facts of r it may be
+    asked again; the result is the naive one either way."""
+    from deltalog.modules.closure import ClosureModule
+    calls = []
+    original = ClosureModule.insert
+
+    def counted(self, update, deltas, generation, grown):
+        calls.append(set(grown))
+        yield from original(self, update, deltas, generation, grown)
+    monkeypatch.setattr(ClosureModule, "insert", counted)
+    left, right = range(0, 12), range(12, 20)
+    edges = {(i, i + 1) for i in left[:-1]} | {(i, i + 1) for i in right[:-1]}
+    facts = {"e": edges, "d": {(3, 14)}, "f": {(3,), (14,)}}
+    auto = state(SHAPES[shape] + extra + facts_text(facts), "auto")
+    calls.clear()
+    auto.update(add={"e": [(11, 12)]}, algorithm=algorithm)
+    facts["e"] |= {(11, 12)}
+    fresh = state(SHAPES[shape] + extra + facts_text(facts), "none")
+    assert {p: rows_of(auto, p) for p in ("r", "q") if p in auto.predicates()} == \
+        {p: rows_of(fresh, p) for p in ("r", "q") if p in fresh.predicates()}
+    if once:
+        assert sum("r" in grown for grown in calls) == 1

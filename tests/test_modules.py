@@ -51,8 +51,9 @@ def test_each_strategy_maintains_a_recursive_stratum(algorithm):
 
 
 class RuleBlindModule:
-    """A stand-in for a module that derives without rule instances (a closure module): Add/Del/Red/Diff
-    and the overdeletion check ``holds`` only (the seminaive module's), so Counting and FBF must fall back
+    """A stand-in for a module that derives without rule instances (a closure module): Add/Del/Red/Diff,
+    the overdeletion check ``holds`` and what it says of its Del and Add (``deletes_exactly``,
+    ``inserts_exactly``) only (the seminaive module's), so Counting and FBF must fall back
     for its stratum without knowing its kind."""
 
     def __init__(self, choice, stratum):
@@ -61,6 +62,7 @@ class RuleBlindModule:
         self.add, self.diff, self.delete, self.rederive, self.insert = (
             inner.add, inner.diff, inner.delete, inner.rederive, inner.insert)
         self.holds, self.rederive_unheld = inner.holds, inner.rederive_unheld
+        self.deletes_exactly, self.inserts_exactly = inner.deletes_exactly, inner.inserts_exactly
 
 
 def test_capabilities_are_the_plug_ins_a_module_has():

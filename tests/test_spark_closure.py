@@ -187,3 +187,19 @@ def test_closure_difference_and_reaches(backend):
                         generation=0)
     asked = ir.Scan("q", (ir.Col("X"), ir.Col("Y")))
     assert result(backend, ir.Reaches(other, asked), "driver") == set(queries) & closure_of(kept)
+
+
+def test_component_difference(backend):
+    """ComponentDifference runs as its expansion into ComponentPairs nodes: the pairs the kept edges'
+    components split apart, all of them and those of the components holding the changed facts' tails."""
+    kept = [e for i, e in enumerate(graph()) if i % 4 != 1]
+    backend.create_relation(relation="kept_cd", arity=2)
+    backend.import_rows(relation="kept_cd",
+                        table=pa.table({"c0": [a for a, _ in kept], "c1": [b for _, b in kept]}), generation=0)
+    other = ir.Scan("kept_cd", (ir.Col("A"), ir.Col("B")))
+    lost = components_of(graph()) - components_of(kept)
+    assert lost and result(backend, ir.ComponentDifference(EDGES, other), "driver") == lost
+    tails = {"sz", "i105", "i1", "sé", "s-missing"}
+    changed = ir.Project(SOURCES, (("P", ir.Col("S")), ("Q", ir.Col("S"))))
+    assert result(backend, ir.ComponentDifference(EDGES, other, changed), "driver") == \
+        components_of(graph(), tails) - components_of(kept)

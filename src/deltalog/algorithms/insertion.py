@@ -70,16 +70,16 @@ class Sink:
     deltas: Mapping[str, str] | None
     revive_since: int | None
 
-    def collect(self, predicate: str, plan: ir.Node, info: RuleInfo | None = None) -> None:
+    def collect(self, predicate: str, plan: ir.Node, info: RuleInfo | None = None) -> int:
+        """Store the plan's facts that are new (their number)."""
         update, arity, target = self.update, self.update.reasoning.arities[predicate], predicate
         if self.deltas is not None:
             target, plan = self.deltas[predicate], ir.AntiJoin(plan, tuples_of(predicate, arity), fact_columns(arity))
         revive = None if self.deltas is not None else self.revive_since
         if info is None:
-            update.backend.insert(relation=target, plan=plan, generation=self.generation, revive_since=revive)
-        else:
-            update.reasoning.derive(info, plan, self.generation, phase="insertion", relation=target,
-                                    revive_since=revive)
+            return update.backend.insert(relation=target, plan=plan, generation=self.generation, revive_since=revive)
+        return update.reasoning.derive(info, plan, self.generation, phase="insertion", relation=target,
+                                       revive_since=revive)
 
     def next_round(self) -> "Sink":
         return Sink(self.update, self.update.reasoning.tick(), self.deltas, self.revive_since)
@@ -88,9 +88,13 @@ class Sink:
 def propagate_insertion(update: Update, stratum: Stratum, sink: Sink) -> None:
     """Seminaive insertion over the new materialisation, starting from the collected delta (the modules'
     Add^{s,i}, 003 Algorithm 3 lines 246-254): each round's delta is what the last one stored, in the
-    Δ_A relations (then committed) or in the relations themselves (``sink.deltas`` None)."""
+    Δ_A relations (then committed) or in the relations themselves (``sink.deltas`` None). A module whose
+    ``insert`` is complete (``Module.inserts_exactly``) is not asked about a predicate whose last round's
+    facts all came from it (Claros-like, 1,000 facts re-added: ~470k ``relatedPlaces`` pairs semi-joined
+    with the inputs for no new component, ~0.02 s)."""
     modules = modules_of(stratum)
     deltas = sink.deltas if sink.deltas is not None else {p: p for p in stratum.predicates}
+    sources: dict[str, set[int]] = {}   # per predicate, the modules whose insert gave the last round's facts
     while True:
         window = View(since=sink.generation, until=sink.generation + 1)
         grown = {p for p, delta in deltas.items() if update.count(delta, window)}
@@ -98,10 +102,13 @@ def propagate_insertion(update: Update, stratum: Stratum, sink: Sink) -> None:
             return
         if sink.deltas is not None:
             commit(update, {p: deltas[p] for p in grown}, window)
-        last, sink = sink.generation, sink.next_round()
-        for module in modules:
-            for info, plan in module.insert(update, deltas, last, grown):
-                sink.collect(info.head.predicate, plan, info)
+        last, sink, gave = sink.generation, sink.next_round(), sources
+        sources = {}
+        for i, module in enumerate(modules):
+            own = {p for p in grown if gave.get(p) == {i}} if module.inserts_exactly(update) else set()
+            for info, plan in module.insert(update, deltas, last, grown - own):
+                if sink.collect(info.head.predicate, plan, info):
+                    sources.setdefault(info.head.predicate, set()).add(i)
 
 
 def commit(update: Update, deltas: Mapping[str, str], window: View) -> None:

@@ -11,11 +11,14 @@ the previous round (inverse seminaive).
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
 
 from deltalog.algorithms.aggregate_rules import aggregate_results, aggregate_rules_affected, difference
 from deltalog.analysis.program import Stratum
 from deltalog.modules import modules_of
+from deltalog.modules.base import Module, RulePlans
 from deltalog.plan.rules import View
 from deltalog.reasoning.instances import delta_rule_plans
 from deltalog.reasoning.update import Update, lower_changes, tuples_of
@@ -69,20 +72,63 @@ def delete_all(update: Update, stratum: Stratum, lost_derivation: Mapping[str, s
     return generation
 
 
+@dataclass(frozen=True)
+class Deletion:
+    """Facts of the stratum deleted at one ``generation`` (of the predicates ``shrunk``), by ``settle`` or,
+    unchecked, by the Del of an exact module (``by``), which need not see them again
+    (``Module.deletes_exactly``)."""
+
+    generation: int
+    shrunk: frozenset[str]
+    by: Module | None = None
+
+
 def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int,
                        settle: Settle) -> None:
     """Inverse seminaive: each round finds what depends on the facts the last round deleted (the
-    modules' Del^{s,i}, 003 Algorithm 3 lines 226-234)."""
+    modules' Del^{s,i}, 003 Algorithm 3 lines 226-234), at each generation it deleted facts at. A module
+    whose Del is exact deletes its facts as they come (no check can keep one) at a generation of their
+    own: Claros-like, 1,000 facts deleted, ~470k ``relatedPlaces`` pairs no longer stored as candidates,
+    checked against the new closure, and handed back to Del for nothing (docs/benchmarks.md, stop 18).
+    (Diff's facts stay candidates: deleting a linear module's exact Diff at once did not pay on DAG-R.)"""
     reasoning, modules = update.reasoning, modules_of(stratum)
-    while True:
-        before = dict(update.overdeleted)
-        previous = settle(update, stratum, lost_derivation, window)
-        # the predicates that lost rows at ``previous``: settle deletes through update.delete, which counts
-        shrunk = {p for p in stratum.predicates if update.overdeleted.get(p, 0) > before.get(p, 0)}
-        if not shrunk:
-            return
-        window = reasoning.tick()
-        for module in modules:
-            for info, plan in module.delete(update, previous, shrunk):
-                reasoning.derive(info, plan, window, phase="overdeletion",
-                                 relation=lost_derivation[info.head.predicate])
+    pending = [settled(update, stratum, lost_derivation, window, settle)]
+    while pending := [deletion for deletion in pending if deletion.shrunk]:
+        window, done = reasoning.tick(), []
+        for deletion in pending:
+            for module in modules:
+                if module is not deletion.by:
+                    plans = module.delete(update, deletion.generation, set(deletion.shrunk))
+                    done += module_deletion(update, module, plans, lost_derivation, window)
+        pending = done + [settled(update, stratum, lost_derivation, window, settle)]
+
+
+def settled(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int,
+            settle: Settle) -> Deletion:
+    """``settle`` the candidates collected at ``window``: what it deleted (it deletes through
+    ``update.delete``, which counts)."""
+    before = dict(update.overdeleted)
+    generation = settle(update, stratum, lost_derivation, window)
+    return Deletion(generation, shrunk_since(update, stratum.predicates, before))
+
+
+def module_deletion(update: Update, module: Module, plans: RulePlans, lost_derivation: Mapping[str, str],
+                    window: int) -> list[Deletion]:
+    """A module's Del plans: their facts become candidates at ``window``, or, from a module that
+    deletes exactly, are deleted at once at a new generation (returned)."""
+    reasoning = update.reasoning
+    if not module.deletes_exactly(update):
+        for info, plan in plans:
+            reasoning.derive(info, plan, window, phase="overdeletion", relation=lost_derivation[info.head.predicate])
+        return []
+    generation, before = reasoning.tick(), dict(update.overdeleted)
+    for info, plan in plans:
+        started = time.perf_counter()
+        deleted = update.delete(info.head.predicate, plan, generation)
+        reasoning.record_phase("overdeletion", 0, deleted, time.perf_counter() - started)
+    return [Deletion(generation, shrunk_since(update, module.predicates, before), module)]
+
+
+def shrunk_since(update: Update, predicates: Iterable[str], before: Mapping[str, int]) -> frozenset[str]:
+    """The ``predicates`` that lost facts since ``update.overdeleted`` was ``before``."""
+    return frozenset(p for p in predicates if update.overdeleted.get(p, 0) > before.get(p, 0))

@@ -64,6 +64,13 @@ class Module(Protocol):
         """Del^{s,i} (line 229), one round: the heads of instances over the surviving facts with a body atom
         among the facts deleted at generation ``previous`` (``shrunk``: the predicates that lost some)."""
 
+    def deletes_exactly(self, update: Update) -> bool:
+        """Whether every fact ``delete`` returns is gone for good (in no new materialisation, so no check can
+        keep it) and none is a fact this module's Del reads as deleted (so deleting them gives its Del
+        nothing more). Overdeletion then deletes those facts as they come, unchecked, at a generation of
+        their own, which every other module takes as a round of deletions and this one skips
+        (algorithms/overdeletion.py)."""
+
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """Red^{s,i} (line 242): the deleted facts of ``predicate`` the rules derive again from the
         surviving facts."""
@@ -81,6 +88,11 @@ class Module(Protocol):
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         """Add^{s,i} during maintenance (line 251), one round: consequences in the new materialisation of
         the facts stored at ``generation`` in ``deltas`` (scratch relations per predicate)."""
+
+    def inserts_exactly(self, update: Update) -> bool:
+        """Whether ``insert`` gives in one round every fact its rules derive from the round's facts onward,
+        so that its own facts give it nothing more: insertion then does not ask it about a round whose new
+        facts of a predicate all came from its own ``insert`` (algorithms/insertion.py)."""
 
 
 @runtime_checkable

@@ -98,6 +98,15 @@ class ClosureInputs(ABC):
     def step_predicates(self) -> tuple[str, ...]:
         return ()
 
+    def compare(self, before: ir.Node, after: ir.Node, changed: ir.Node) -> ir.Node:
+        """The pairs the closure of the graph ``before`` has and that of ``after`` has not, from the
+        ``changed`` facts' tails (maintenance, modules/closure.py): ``ir.ClosureDifference``."""
+        return ir.ClosureDifference(before, after, changed)
+
+    def graph(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        """The edges ``compare`` reads: the ``inputs``, whose paths R closes."""
+        return self.inputs(reasoning, view, negative, grounded)
+
     # ---- external facts and affected sources -------------------------------------------------
 
     def external_facts(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:

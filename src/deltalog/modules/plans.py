@@ -4,7 +4,7 @@ section 4's maintenance (``difference``, ``reached``)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 from deltalog.plan import ir
 from deltalog.plan.rules import View
@@ -51,11 +51,16 @@ def diagonal(plan: ir.Node) -> ir.Node:
     return ir.Filter(plan, ir.Compare("same", ir.Col("c0"), ir.Col("c1")))
 
 
-def difference(before: ir.Node, after: ir.Node, changed: ir.Node, irreflexive: bool) -> ir.Node:
-    """The closure pairs the inputs ``before`` give and ``after`` do not, for the sources that reach (over
-    ``before``) a tail of a ``changed`` fact (``ir.ClosureDifference``, 003 section 4); irreflexive: the
-    pairs x != y, and the diagonal facts of ``changed`` that ``before`` has and ``after`` has not."""
-    gone = ir.ClosureDifference(before, after, changed)
+Comparison = Callable[[ir.Node, ir.Node, ir.Node], ir.Node]
+"""A closure node comparing two graphs from changed facts: ``ir.ClosureDifference`` or ``ir.ComponentDifference``."""
+
+
+def difference(compare: Comparison, before: ir.Node, after: ir.Node, changed: ir.Node, irreflexive: bool) -> ir.Node:
+    """The closure pairs the graph ``before`` gives and ``after`` does not, from the ``changed`` facts (``compare``:
+    for the sources that reach a tail of one over ``before``, 003 section 4, or the components holding one);
+    irreflexive: the pairs x != y, and the diagonal facts of ``changed`` that ``before`` has and ``after`` has
+    not."""
+    gone = compare(before, after, changed)
     if not irreflexive:
         return gone
     lost = ir.AntiJoin(ir.SemiJoin(ir.Distinct(diagonal(changed)), before, PAIR), after, PAIR)

@@ -107,6 +107,14 @@ class SeminaiveModule:
                                       NegationsIn((v.old_or_added,) * len(info.negative)), StartAt(i),
                                       label=rule_label(info))
 
+    def deletes_exactly(self, update: Update) -> bool:
+        """No: a lost instance's head may have another derivation (the check and Red decide)."""
+        return False
+
+    def inserts_exactly(self, update: Update) -> bool:
+        """No: one round of rule instances (seminaive)."""
+        return False
+
     def rederive(self, update: Update, predicate: str) -> RulePlans:
         """One-step rederivation, as DRed does (003's Red may take several steps; one is enough here
         because insertion closes the rederived facts under the rules anyway)."""

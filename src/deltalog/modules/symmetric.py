@@ -5,12 +5,13 @@ R(x, y) :- R(y, x) and transitivity make each connected component of the externa
 is an ``ir.ComponentPairs`` plan.
 
 That clique relation is also the transitive closure of X_R ∪ X_R⁻¹ (a path of facts read either
-way), so maintenance treats the module as a closure over paths of those inputs (``inputs``): Del
-is the closure difference of 003 section 4 (the old component's pairs that the new components
-split apart, ``ir.ClosureDifference``, without emitting either clique) and Red checks the deleted
-inputs by ``ir.Reaches``; recomputing the touched components for Del (003 Algorithms 8-9) emitted
-and anti-joined the whole clique: on RS2 p1's giant component, 160k pairs for a few hundred lost
-(docs/benchmarks.md). Add still recomputes the components the new facts touch (``gained``).
+way), so maintenance treats the module as a closure over paths of those inputs (``inputs``), whose
+closures it compares by their components (``compare``: ``ir.ComponentDifference`` over X_R itself): Del gives the
+old cliques' pairs the new components split apart, Add the new cliques' pairs the old components kept
+apart, and Red checks the deleted inputs by ``ir.Reaches``. Recomputing the touched components (003
+Algorithms 8-9) emitted every pair of each touched clique and anti-joined them: on RS2 p1's giant
+component, 160k pairs for a few hundred lost; Claros-like, 1,000 facts re-added, 1.15M pairs for 467k
+new (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -26,10 +27,22 @@ from deltalog.reasoning.update import Update
 class SymmetricModule(ClosureModule):
     """R = the cliques of the components of X_R (003 section 6)."""
 
+    def compare(self, before: ir.Node, after: ir.Node, changed: ir.Node) -> ir.Node:
+        return ir.ComponentDifference(before, after, changed)
+
     def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
         """X_R read both ways: the edges whose paths R closes."""
         facts = self.external_facts(reasoning, view, negative, grounded)
         return union([facts, swap(facts)])
+
+    def graph(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        """X_R itself: components do not need the reverse of each fact."""
+        return self.external_facts(reasoning, view, negative, grounded)
+
+    def inserts_exactly(self, update: Update) -> bool:
+        """Yes, unless the rules run seminaively (``ties``): Add gives whole components, and a fact of one,
+        arriving again as an input, joins no two components."""
+        return not self.ties(update.reasoning.backend)
 
     def arrivals(self, reasoning: Reasoning) -> ir.Node:
         """X_R alone, not its reverse: a new fact (x, y) arrives in R as it is, and its component is
@@ -41,10 +54,3 @@ class SymmetricModule(ClosureModule):
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
         return ir.ComponentPairs(self.external_facts(reasoning, view, negative, grounded), sources)
-
-    def gained(self, update: Update, changed: ir.Node) -> ir.Node:
-        """Add: the cliques of the components the ``changed`` facts touch, recomputed (003 Algorithm 7). The
-        closure difference of the inputs both ways (``ClosureModule.gained``) computes both closures of the
-        whole graph as bitsets: on Claros-like re-additions of 100 facts that was slower (docs/benchmarks.md)."""
-        reasoning = update.reasoning
-        return self.oriented(self.closure(reasoning, NOW, NOW, self.affected(reasoning, changed, NOW)))

@@ -139,3 +139,44 @@ class ComponentPairs(Node):
 
     def children(self) -> tuple[Node, ...]:
         return (self.edges,) if self.nodes is None else (self.edges, self.nodes)
+
+
+@dataclass(frozen=True)
+class ComponentDifference(Node):
+    """Pairs (x, y) of nodes in one connected component of ``edges`` (read as undirected, as
+    ``ComponentPairs``: (x, x) for every node of an edge) but not in one component of ``other``; the
+    result has ``edges``' column names. With ``changed`` (a two-column plan), only the components of
+    ``edges`` holding the first column of a ``changed`` row.
+
+    003 section 6's maintenance of a symmetric-transitive closure as one comparison of two labellings:
+    Del, the old cliques' pairs the new components split apart (``changed``: the deleted facts), and Add,
+    the new cliques' pairs the old components kept apart (the added facts), without emitting either
+    clique. ``expanded`` is the same set as an anti-join of two ``ComponentPairs`` (Spark runs that).
+
+    >>> from deltalog.plan.ir import Col, Scan
+    >>> ComponentDifference(Scan("e", (Col("X"), Col("Y"))), Scan("f", (Col("A"), Col("B")))).columns
+    ('X', 'Y')
+    """
+
+    edges: Node
+    other: Node
+    changed: Node | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.edges.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.edges, self.other) + (() if self.changed is None else (self.changed,))
+
+    def expanded(self) -> Node:
+        """The same rows as ``ComponentPairs`` of ``edges`` (of the changed facts' components) anti-joined
+        with those of ``other`` (of the components holding their members)."""
+        a, b = self.edges.columns
+        other = Project(self.other, ((a, Col(self.other.columns[0])), (b, Col(self.other.columns[1]))))
+        if self.changed is None:
+            return AntiJoin(ComponentPairs(self.edges), ComponentPairs(other), (a, b))
+        tails = Distinct(Project(self.changed, ((a, Col(self.changed.columns[0])),)))
+        cliques = ComponentPairs(self.edges, tails)
+        members = Distinct(Project(cliques, ((a, Col(b)),)))
+        return AntiJoin(cliques, ComponentPairs(other, members), (a, b))

@@ -55,6 +55,19 @@ def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Fr
 
 
 @stream.register
+def _component_difference(node: ir.ComponentDifference, ctx: Context) -> Iterator[Frame]:
+    tails = None
+    if node.changed is not None:
+        tails = materialise(node.changed, ctx).columns[node.changed.columns[0]]
+        if tails.size == 0:   # nothing changed: the graphs are not read
+            return iter(())
+    x, y, _ = _closure_input(node.edges, None, ctx)
+    ox, oy, _ = _closure_input(node.other, None, ctx)
+    from deltalog.backends.local.component_diff import component_difference   # maintenance only
+    return _pair_frames(node, component_difference(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
+
+
+@stream.register
 def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
     pairs = materialise(node.pairs, ctx)
     if not pairs.length:

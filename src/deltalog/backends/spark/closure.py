@@ -1,5 +1,6 @@
 """TransitiveClosure and ComponentPairs on Spark (plan/ir.py): the closure modules' nodes, without rule instances.
-ClosureDifference and Reaches run as their expansions into TransitiveClosure nodes.
+ClosureDifference and Reaches run as their expansions into TransitiveClosure nodes, ComponentDifference into
+ComponentPairs nodes.
 
 Three ways, chosen per node by ``choose`` (docs/spark.md, "Closures", has the measurements):
 
@@ -93,6 +94,12 @@ def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> DataFrame:
 def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> DataFrame:
     """By the equivalent plan of TransitiveClosure nodes (``ir.ClosureDifference.expanded``): each closure
     then takes the path ``choose`` picks for it."""
+    return translate(node.expanded(), ctx)
+
+
+@translate.register
+def _component_difference(node: ir.ComponentDifference, ctx: Context) -> DataFrame:
+    """By the equivalent plan of ComponentPairs nodes (``ir.ComponentDifference.expanded``)."""
     return translate(node.expanded(), ctx)
 
 

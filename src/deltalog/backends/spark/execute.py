@@ -121,7 +121,8 @@ def input_size(node: ir.Node, ctx: Context) -> int | None:
     """The rows a plan reads (its leaves), a proxy for how big its work is (joins may produce more)."""
     if isinstance(node, (ir.Scan, ir.Values)):
         return estimate(node, ctx)
-    if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs, ir.ClosureDifference, ir.Reaches)):
+    if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs, ir.ClosureDifference, ir.ComponentDifference,
+                         ir.Reaches)):
         return None                                  # the output may be quadratic in the input
     sizes = [input_size(child, ctx) for child in node.children()]
     known = [size for size in sizes if size is not None]
@@ -130,7 +131,7 @@ def input_size(node: ir.Node, ctx: Context) -> int | None:
 
 def unique_rows(node: ir.Node) -> bool:
     """Whether a plan's rows are distinct by construction (the insert then needs no ``distinct`` shuffle)."""
-    if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs, ir.ClosureDifference)):
+    if isinstance(node, (ir.TransitiveClosure, ir.ComponentPairs, ir.ClosureDifference, ir.ComponentDifference)):
         return True
     if isinstance(node, ir.Project):
         kept = [t.name for _, t in node.outputs if isinstance(t, ir.Col)]
