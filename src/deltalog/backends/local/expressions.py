@@ -167,6 +167,8 @@ def _convert(kind: int, i: int, f: float, text, wanted: int):
         _, parsed = parse_number_text(text.strip())   # an int, a float, or the text (no number)
         if isinstance(parsed, int):
             kind, i, f = INT, parsed, 0.0
+        elif isinstance(parsed, float) and wanted == INT:
+            return None   # int("1.5"): only a string that reads as an int has an int (semantics.md)
         elif isinstance(parsed, float):
             kind, i, f = FLOAT, 0, parsed
         else:

@@ -208,11 +208,11 @@ def _number_of_text(a: Column) -> tuple[Column, Column]:
 
 
 def _int(a: Column) -> Column:
-    """int(x): ints as they are, floats truncated toward zero, strings that read as numbers; else no value."""
-    n, d = _number_of_text(a)
-    from_float = lambda f: F.when(F.abs(f) < TWO_63, tag_long(f.cast("long")))  # noqa: E731
-    return F.when(kind(a) == "i", a).when(kind(a) == "f", from_float(as_double(a))) \
-        .when(kind(a) == "s", F.when(n.isNotNull(), tag_long(n)).otherwise(from_float(d)))
+    """int(x): ints as they are, floats truncated toward zero, strings that read as 64-bit ints; else no value."""
+    n, _ = _number_of_text(a)
+    d = as_double(a)
+    return F.when(kind(a) == "i", a).when(kind(a) == "f", F.when(F.abs(d) < TWO_63, tag_long(d.cast("long")))) \
+        .when(kind(a) == "s", tag_long(n))
 
 
 def _float(a: Column) -> Column:
