@@ -77,3 +77,17 @@ def test_loading_after_materialise_stores_what_loading_before_does(tmp_path):
     late.materialise()
     late.load_directory(directory)
     assert state(late) == fresh(tmp_path, directory)
+
+
+def test_query_prints_the_cells_out_writes(tmp_path, capsys):
+    """``deltalog query`` prints each answer as ``--out`` writes it (a facts-file cell), not CSV-quoted again."""
+    directory = write_facts(tmp_path / "facts", facts())
+    program = tmp_path / "program.dl"
+    program.write_text(PROGRAM)
+    assert main(["run", str(program), "--facts", str(directory), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    written = (tmp_path / "out" / "p.tsv").read_text().splitlines()
+    capsys.readouterr()
+    assert main(["query", str(program), "--facts", str(directory), "p(X, Y)"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "X\tY" and sorted(printed[1:]) == sorted(written)
+    assert '"chat"@fr\t14' in printed and '""\t2' in printed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -161,8 +160,8 @@ def cmd_verify(args) -> int:
 def cmd_query_store(args) -> int:
     """``deltalog query STORE ATOM``: answers from the stored materialisation, nothing recomputed."""
     from deltalog.api import Reasoner
-    answers = Reasoner.open(args.program).query(args.atom)
-    answers.write_csv(sys.stdout, separator="\t", include_header=True)
+    from deltalog.cli import print_answers
+    print_answers(Reasoner.open(args.program).query(args.atom))
     return 0
 
 
