@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from deltalog import IRI
 from deltalog.api import Reasoner
 from deltalog.cli import main
@@ -91,3 +93,46 @@ def test_query_prints_the_cells_out_writes(tmp_path, capsys):
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "X\tY" and sorted(printed[1:]) == sorted(written)
     assert '"chat"@fr\t14' in printed and '""\t2' in printed
+
+
+ZERO_ARITY = ("s :- r. t :- not r. u(X) :- e(X), r. v(X) :- e(X), not s. c(N) :- N = count : { e(_) }, r. "
+              "w :- e(_). r :- w2. w2 :- e(3).")
+ZERO_BATCHES = [({"r": [()]}, {}), ({}, {"r": [()]}), ({"e": [(3,)]}, {}), ({"r": [()]}, {"e": [(3,)]}),
+                ({}, {"r": [()], "e": [(1,)]}), ({"e": [(1,), (3,)]}, {"r": [()]}), ({}, {"e": [(1,), (2,), (3,)]})]
+
+
+def _zero_arity_updates(reasoner: Reasoner, algorithm: str) -> None:
+    from deltalog.syntax import parse
+    from reference import naive_materialise
+    program = parse(ZERO_ARITY)
+    facts: dict[str, set] = {"e": {(("int", 1),), (("int", 2),)}}
+    for add, delete in ZERO_BATCHES:
+        reasoner.update(add=add, delete=delete, algorithm=algorithm)
+        for p, rows in delete.items():
+            facts[p] = facts.get(p, set()) - {tuple(("int", v) for v in row) for row in rows}
+        for p, rows in add.items():
+            facts.setdefault(p, set()).update(tuple(("int", v) for v in row) for row in rows)
+        expected = {p: rows for p, rows in naive_materialise(program, facts).items() if rows}
+        assert {p: rows for p in reasoner.predicates() if (rows := reasoner.backend.typed_rows(relation=p))} \
+            == expected, (add, delete)
+
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc", "counting", "fbf", "bf", "remat", "auto"])
+def test_facts_of_arity_zero_are_added_and_deleted(algorithm):
+    """``update(add={"r": [()]})`` adds the fact ``r`` (rows of no values were a frame of no rows)."""
+    for modules in ("auto", "none"):
+        reasoner = Reasoner(ZERO_ARITY, modules=modules)
+        reasoner.load("e", [(1,), (2,)])
+        reasoner.materialise()
+        _zero_arity_updates(reasoner, algorithm)
+
+
+def test_facts_of_arity_zero_load_and_update_on_each_backend(backend_name):
+    reasoner = Reasoner("s :- r.", backend=backend_name)
+    reasoner.load("r", [()])
+    reasoner.materialise()
+    assert reasoner.backend.typed_rows(relation="s") == {()}
+    reasoner.update(delete={"r": [()]})
+    assert reasoner.backend.typed_rows(relation="s") == set()
+    reasoner.update(add={"r": [()]})
+    assert reasoner.backend.typed_rows(relation="s") == {()}
