@@ -49,8 +49,8 @@ small_ints = st.integers(0, 5).map(lambda i: Constant(i, "int"))
 
 @st.composite
 def schemas(draw, max_idb: int = 6) -> list[Pred]:
-    """2-3 EDB predicates and 2-``max_idb`` IDB predicates at non-decreasing levels >= 1."""
-    arity = st.integers(1, 3)
+    """2-3 EDB predicates and 2-``max_idb`` IDB predicates at non-decreasing levels >= 1 (arities 0-3)."""
+    arity = st.sampled_from((1, 2, 3, 1, 2, 0))
     preds = [Pred(f"e{i}", draw(arity), 0) for i in range(draw(st.integers(2, 3)))]
     level = 1
     for i in range(draw(st.integers(2, max(2, max_idb)))):
@@ -99,7 +99,7 @@ def positive_atom(draw, preds: list[Pred], bound: list[str], names: Names) -> At
             terms.append(Variable(draw(st.sampled_from(POOL))))
         else:
             terms.append(constant(draw(values)))
-    if bound and not set(named(terms)) & set(bound):
+    if bound and pred.arity and not set(named(terms)) & set(bound):
         terms[draw(st.integers(0, pred.arity - 1))] = Variable(draw(st.sampled_from(bound)))
     return Atom(pred.name, tuple(terms))
 
@@ -282,7 +282,7 @@ def aggregate_head(draw, arity: int, result: Variable, group: list[str]) -> tupl
 @st.composite
 def rule(draw, schema: list[Pred], head: Pred, base: bool = False) -> Rule:
     """A join rule (3 in 4) or an aggregate rule for ``head``."""
-    shape = aggregate_rule if draw(st.integers(0, 3)) == 3 else join_rule
+    shape = aggregate_rule if draw(st.integers(0, 3)) == 3 and head.arity else join_rule
     return draw(shape(schema, head, base))
 
 
