@@ -75,3 +75,31 @@ def test_int_of_a_string_needs_an_int_spelling(backend_name):
     assert {x for x, _ in got["f"]} == strings("42", " 42\t", "4.5", "-0", "007", "1e3", "99999999999999999999")
     expected = {p: rows for p, rows in naive_materialise(parse(CONVERSIONS)).items() if rows}
     assert {p: rows for p, rows in got.items() if rows} == expected
+
+
+BEYOND_2_53 = """
+big(9007199254740993). near(9007199254740992.0). near(9007199254740994.0).
+gt :- big(X), near(Y), X > Y, Y < 9007199254740993.
+eq :- big(X), near(Y), X = Y.
+ne :- big(X), near(Y), X != Y, Y = 9007199254740992.0.
+lt_constant :- big(X), X < 9007199254740994.0, X > 9007199254740992.0.
+both(X) :- big(X).
+both(X) :- near(X).
+top(M) :- M = max X : { both(X) }.
+bottom(M) :- M = min X : { both(X) }.
+middle(M) :- M = median X : { both(X) }.
+larger(M) :- big(X), M = max(X, 9007199254740992.0).
+"""
+
+
+def test_ints_beyond_2_53_compare_with_floats_by_exact_value(backend_name):
+    """9007199254740993 (2^53 + 1) is no double: it lies between the floats 2^53 and 2^53 + 2, and every
+    comparison, min, max and median says so (the int's nearest double alone made it equal to 2^53)."""
+    got = materialised(BEYOND_2_53, backend_name)
+    for fact in ("gt", "ne", "lt_constant"):
+        assert got[fact] == {()}, fact
+    assert got.get("eq", set()) == set()
+    assert got["top"] == {(("float", 2.0**53 + 2),)} and got["bottom"] == {(("float", 2.0**53),)}
+    assert got["middle"] == {(("int", 2**53 + 1),)} and got["larger"] == {(("int", 2**53 + 1),)}
+    expected = {p: rows for p, rows in naive_materialise(parse(BEYOND_2_53)).items() if rows}
+    assert {p: rows for p, rows in got.items() if rows} == expected

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.backends.local.decoded import Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints
+from deltalog.backends.local.decoded import (Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints,
+                                             residuals)
 from deltalog.storage.hashset import sort_with_positions
 from deltalog.backends.local.exact_sums import float_sums, int_means, int_sums, pair_means
 from deltalog.backends.local.frame import Frame
@@ -96,7 +97,7 @@ def total_order_keys(v: Vals) -> list[np.ndarray]:
         texts = v.text[textual].tolist()
         ordering = {t: i for i, t in enumerate(sorted(set(texts)))}
         text_rank[textual] = [ordering[t] for t in texts]
-    return [text_rank, v.kind.astype(np.int64), number, rank]
+    return [text_rank, v.kind.astype(np.int64), residuals(v.kind, v.i, v.f), number, rank]
 
 
 def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argument: str | None,
