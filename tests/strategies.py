@@ -17,8 +17,10 @@ Batch = tuple[Facts, Facts]
 
 DOMAIN: tuple[Value, ...] = (
     ("int", 0), ("int", 1), ("int", 2), ("string", "a"), ("int", 3), ("int", 4), ("string", "b"), ("int", 5),
+    ("float", 2.5), ("int", -1), ("iri", "http://x/a"), ("float", 1.0), ("string", ""),
 )
-"""The values facts are drawn from: ints 0-5 and two strings; each example uses a prefix of it."""
+"""The values facts are drawn from: ints 0-5 and two strings, then a float, a negative int, an IRI, a float
+equal to an int and the empty string; each example uses a prefix of it (mostly of the first eight)."""
 CONSTANTS = DOMAIN[:5]
 """The values program constants are drawn from (so that they usually occur in the facts)."""
 POOL = ("X", "Y", "Z", "W")
@@ -300,7 +302,7 @@ def rows(draw, arity: int, max_size: int, domain: int = len(DOMAIN)) -> set[tupl
 @st.composite
 def facts_for(draw, schema: list[Pred]) -> Facts:
     """0-15 facts for every EDB predicate over a (drawn) small part of DOMAIN, sometimes a few for IDB predicates."""
-    domain = draw(st.sampled_from((5, 4, 6, 8, 3)))
+    domain = draw(st.sampled_from((5, 4, 6, 8, 3, 13, 11)))
     facts = {p.name: draw(rows(p.arity, 15, domain)) for p in schema if p.level == 0}
     if draw(st.integers(0, 3)) == 0:
         for p in draw(st.lists(st.sampled_from([p for p in schema if p.level > 0]), unique=True, max_size=2)):
