@@ -48,7 +48,9 @@ class NoResult(Exception):
 
 def to_value(constant: Constant) -> Value:
     """The value of an AST constant."""
-    converters = {"int": int, "float": float, "string": str, "iri": str}
+    if constant.kind == "float":
+        return make_float(constant.value)   # -0.0 is 0.0
+    converters = {"int": int, "string": str, "iri": str}
     return (constant.kind, converters[constant.kind](constant.value))
 
 
@@ -176,7 +178,7 @@ def _to_int(x: Value) -> Value:
         return x
     if kind == "float" and math.isfinite(v):
         return make_int(math.trunc(v))
-    if kind == "string" and INT_TEXT.fullmatch(v):
+    if kind == "string" and INT_TEXT.fullmatch(v.strip()):   # surrounding whitespace aside, as Python's int()
         return make_int(int(v))
     raise NoResult(f"int of {x!r}")
 
@@ -185,7 +187,7 @@ def _to_float(x: Value) -> Value:
     kind, v = x
     if kind in ("int", "float"):
         return make_float(v)
-    if kind == "string" and (INT_TEXT.fullmatch(v) or FLOAT_TEXT.fullmatch(v)):
+    if kind == "string" and (INT_TEXT.fullmatch(v.strip()) or FLOAT_TEXT.fullmatch(v.strip())):
         return make_float(float(v))
     raise NoResult(f"float of {x!r}")
 

@@ -14,6 +14,7 @@ from deltalog.api import Reasoner
 from deltalog.modules import transitive
 from deltalog.syntax.parser import parse
 from reference import naive_materialise
+from test_maintenance import python_rows
 from strategies import DOMAIN, apply_update, rows, update_sequences
 from test_differential import nonempty, with_facts
 
@@ -181,9 +182,8 @@ def test_closure_modules_equal_seminaive_and_naive(algorithm, case):
     for add, delete in batches:
         note(f"update: add {add}, delete {delete}")
         for reasoner in reasoners.values():
-            reasoner.update(add={p: [tuple(v for _, v in row) for row in r] for p, r in add.items() if r},
-                            delete={p: [tuple(v for _, v in row) for row in r] for p, r in delete.items() if r},
-                            algorithm=algorithm)
+            reasoner.update(add={p: python_rows(r) for p, r in add.items() if r},
+                            delete={p: python_rows(r) for p, r in delete.items() if r}, algorithm=algorithm)
         facts = apply_update(facts, add, delete)
         expected = nonempty(naive_materialise(program, facts))
         assert {m: engine_state(r) for m, r in reasoners.items()} == {"auto": expected, "none": expected}

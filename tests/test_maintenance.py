@@ -9,6 +9,7 @@ from typing import Callable
 import pytest
 from hypothesis import given, note
 
+from deltalog import IRI
 from deltalog.algorithms.dred import MaintenanceUnsupported
 from deltalog.api import Reasoner
 from reference import naive_materialise
@@ -20,7 +21,8 @@ REFUSE_RECURSIVE_AGGREGATES = ("dred", "dredc", "counting", "fbf", "bf")
 
 
 def python_rows(rows) -> list[tuple]:
-    return [tuple(value for _, value in row) for row in rows]
+    """Rows of (kind, value) pairs as the Python values ``update()`` takes (an IRI as ``deltalog.IRI``)."""
+    return [tuple(IRI(value) if kind == "iri" else value for kind, value in row) for row in rows]
 
 
 def engine_state(reasoner: Reasoner, predicates) -> dict[str, set]:

@@ -207,9 +207,20 @@ def cmd_query(args) -> int:
         return cmd_query_store(args)
     reasoner = _reasoner(args)
     reasoner.materialise()
-    answers = reasoner.query(args.atom)
-    answers.write_csv(sys.stdout, separator="\t", include_header=True)
+    print_answers(reasoner.query(args.atom))
     return 0
+
+
+def print_answers(answers) -> None:
+    """A header of the query's variables, then the answers in the cells ``--out`` writes (the TSV
+    writer's: ``"7"``, ``""``, ``"chat"@fr`` as in a facts file, never CSV-quoted again); a ground
+    query's one Boolean column ``present`` as it is."""
+    import polars as pl
+    if answers.width == 0 or any(dtype == pl.Boolean for dtype in answers.dtypes):
+        answers.write_csv(sys.stdout, separator="\t", include_header=True)
+        return
+    print("\t".join(answers.columns), flush=True)
+    _write_stdout(answers, "tsv")
 
 
 def cmd_check(args) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -60,11 +59,15 @@ def cmd_init(args) -> int:
     return 0
 
 
-def read_changes(directory: str | None, arities) -> dict:
+def read_changes(directory: str | None, reasoner) -> dict:
+    """The facts of an ``--add``/``--delete`` directory, read as ``--facts`` is (cells typed by form, or
+    by the ``@decl`` of their predicate), as frames ``update()`` takes unchanged."""
     if not directory:
         return {}
-    from deltalog.io.readers import read_facts_dir
-    return read_facts_dir(directory, arities=dict(arities))
+    from deltalog.io.datasets import read_facts_dir
+    from deltalog.loading import cells_frame
+    tables = read_facts_dir(directory, arities=dict(reasoner.predicates()), declarations=reasoner.declarations)
+    return {p: cells_frame(t) for p, t in tables.items()}
 
 
 def cmd_update(args) -> int:
@@ -74,7 +77,7 @@ def cmd_update(args) -> int:
     with Reasoner.open(args.store, writable=True, wait=args.wait, modules=args.modules) as reasoner:
         reasoner.set_hd(args.hd)
         start_up_done()
-        add, delete = read_changes(args.add, reasoner.predicates()), read_changes(args.delete, reasoner.predicates())
+        add, delete = read_changes(args.add, reasoner), read_changes(args.delete, reasoner)
         result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm, strict=True)
         event = {"event": "update", "algorithm": result.algorithm, "abandoned": result.abandoned,
                  "seconds": result.seconds,
@@ -157,8 +160,8 @@ def cmd_verify(args) -> int:
 def cmd_query_store(args) -> int:
     """``deltalog query STORE ATOM``: answers from the stored materialisation, nothing recomputed."""
     from deltalog.api import Reasoner
-    answers = Reasoner.open(args.program).query(args.atom)
-    answers.write_csv(sys.stdout, separator="\t", include_header=True)
+    from deltalog.cli import print_answers
+    print_answers(Reasoner.open(args.program).query(args.atom))
     return 0
 
 

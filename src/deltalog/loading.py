@@ -117,7 +117,7 @@ class FactLoading:
             self._check_arity(predicate, table.width, source)
             self.loaded.setdefault(predicate, []).append(source)
         if self._materialised:
-            result = self.update(add={p: as_polars(t) for p, t in tables.items()})
+            result = self.update(add={p: cells_frame(t) for p, t in tables.items()})
             return sum(frame.height for p, frame in result.added.items() if p in tables)
         return sum(self._store(p, t) for p, t in tables.items())
 
@@ -187,6 +187,17 @@ def as_table(data: Any, *, format: str | None = None, arity: int | None = None, 
     ``decl`` (a ``@decl``) types the columns by the declaration and matches table columns by name.
     """
     return as_polars(decoded_table(data, format=format, arity=arity, decl=decl))
+
+
+def cells_frame(table: Any) -> pl.DataFrame:
+    """A decoded table (a reader's, ``decoded_table``'s) as a frame ``update()`` takes back unchanged:
+    its String columns hold text cells, so they are marked ``:cells`` (unmarked, a String column is
+    strings whatever they spell, and the IRI ``<a>``, the int 7 of a mixed column, the string ``"7"``
+    would each become another value)."""
+    import polars as pl
+    from deltalog.io.declared import CELLS_SUFFIX
+    frame = as_polars(table)
+    return frame.rename({n: f"{n}{CELLS_SUFFIX}" for n in frame.columns if frame[n].dtype == pl.String})
 
 
 def decoded_table(data: Any, *, format: str | None = None, arity: int | None = None, decl=None) -> Any:

@@ -30,9 +30,9 @@ class ColumnTable:
     """A decoded table c0..ck held without Polars, a column per array (``IntTable``, and the small text
     files' ``io/text_table.TextTable``); ``to_polars`` converts it when Polars is needed."""
 
-    def __init__(self, arrays: list) -> None:
+    def __init__(self, arrays: list, height: int = 0) -> None:
         self.arrays = arrays
-        self.height = len(arrays[0]) if arrays else 0
+        self.height = len(arrays[0]) if arrays else height   # no columns: ``height`` rows of arity 0
 
     @property
     def width(self) -> int:
@@ -58,8 +58,8 @@ class IntTable(ColumnTable):
     (backends/local/backend.py) instead of concatenating the columns again (1M rows of two ids:
     three passes over 16 MB fewer)."""
 
-    def __init__(self, arrays: list[np.ndarray]) -> None:
-        super().__init__([np.ascontiguousarray(a, np.int64) for a in arrays])
+    def __init__(self, arrays: list[np.ndarray], height: int = 0) -> None:
+        super().__init__([np.ascontiguousarray(a, np.int64) for a in arrays], height)
         self.rows: np.ndarray | None = None
 
     @classmethod
@@ -80,9 +80,13 @@ def int_rows(rows: list[tuple]) -> IntTable | None:
     IntTable: NumPy arrays straight from the ints, the table an int file gives, which the local
     backend encodes without Polars (an update's 1,000 facts in 26 tables: ~0.1 ms instead of ~1 ms
     of Series and DataFrame construction and conversion back). None for any other rows (io/python_rows.py
-    types them, and names a value that does not fit), and for no rows."""
-    if not rows or not rows[0]:
+    types them, and names a value that does not fit), and for no rows. Rows of no values (facts of a
+    predicate of arity 0) are an IntTable of no columns and their number of rows: a Polars frame of
+    no columns has no rows, so the fact would be lost."""
+    if not rows:
         return None
+    if not rows[0]:
+        return IntTable([], height=len(rows))
     columns = [list(values) for values in zip(*rows)]
     if any(set(map(type, values)) != {int} for values in columns):   # a ``bool`` is no int here
         return None

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.backends.local.decoded import Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints
+from deltalog.backends.local.decoded import (Vals, decode_ids, decode_ints, encode_vals, make_floats, make_ints,
+                                             residuals)
 from deltalog.storage.hashset import sort_with_positions
+from deltalog.backends.local.exact_sums import float_sums, int_means, int_sums, pair_means
 from deltalog.backends.local.frame import Frame
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.uniques import sorted_unique
@@ -95,7 +97,7 @@ def total_order_keys(v: Vals) -> list[np.ndarray]:
         texts = v.text[textual].tolist()
         ordering = {t: i for i, t in enumerate(sorted(set(texts)))}
         text_rank[textual] = [ordering[t] for t in texts]
-    return [text_rank, v.kind.astype(np.int64), number, rank]
+    return [text_rank, v.kind.astype(np.int64), residuals(v.kind, v.i, v.f), number, rank]
 
 
 def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argument: str | None,
@@ -216,26 +218,46 @@ def _group_all(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 def _sum(v: Vals, starts, counts) -> Vals:
+    """Exact int sums (no result beyond 64 bits), exactly rounded float sums (exact_sums)."""
     numeric = _group_all(v.numeric, starts)
     all_int = _group_all(v.kind == INT, starts)
-    with np.errstate(over="ignore"):
-        int_sums = np.add.reduceat(np.where(v.kind == INT, v.i, 0), starts)
-    float_sums = np.add.reduceat(np.where(v.numeric, v.f, 0.0), starts)
-    exact = np.abs(float_sums) < 2.0**62
-    out = make_floats(float_sums, numeric)
+    values = np.where(v.numeric, v.f, 0.0)
+    sums, fits = _int_parts(v, values, starts, counts, all_int)
+    out = make_floats(_float_parts(values, counts, ~all_int), numeric)
     out.kind = np.where(all_int, INT, FLOAT).astype(np.uint8)
-    out.i = np.where(all_int, int_sums, 0)
-    out.valid = numeric & np.where(all_int, exact, np.isfinite(float_sums))
+    out.i = np.where(all_int, sums, 0)
+    out.valid = numeric & np.where(all_int, fits, out.valid)
     return out
 
 
 def _avg(v: Vals, starts, counts) -> Vals:
+    """The exact sum over the count, rounded once (an all-int group through its exact int sum)."""
     numeric = _group_all(v.numeric, starts)
-    sums = np.add.reduceat(np.where(v.numeric, v.f, 0.0), starts)
-    exact_ints = _group_all(v.kind == INT, starts)
-    int_sums = np.add.reduceat(np.where(v.kind == INT, v.i, 0), starts)
-    sums = np.where(exact_ints, int_sums.astype(np.float64), sums)
-    return make_floats(sums / counts, numeric)
+    all_int = _group_all(v.kind == INT, starts)
+    values = np.where(v.numeric, v.f, 0.0)
+    ints = int_means(np.where(v.kind == INT, v.i, 0), starts, counts, _int_estimate(values, starts, all_int))
+    floats = _float_parts(values, counts, ~all_int) / np.maximum(counts, 1)
+    return make_floats(np.where(all_int, ints, floats), numeric)
+
+
+def _int_parts(v: Vals, values: np.ndarray, starts, counts, all_int: np.ndarray):
+    """Exact int sums of the groups (meaningful for all-int groups; a float estimate flags overflow)."""
+    return int_sums(np.where(v.kind == INT, v.i, 0), starts, counts, _int_estimate(values, starts, all_int))
+
+
+def _int_estimate(values: np.ndarray, starts, all_int: np.ndarray) -> np.ndarray:
+    """Float sums of the all-int groups (0 elsewhere: only they can overflow 64 bits)."""
+    return np.where(all_int, np.add.reduceat(values, starts), 0.0) if starts.size else np.zeros(0)
+
+
+def _float_parts(values: np.ndarray, counts, groups: np.ndarray) -> np.ndarray:
+    """Exactly rounded float sums of the chosen groups (0 elsewhere): the extended-precision pass only
+    over the rows of groups that hold a float (all-int groups have their exact int sums)."""
+    out = np.zeros(counts.size)
+    if groups.any():
+        chosen = counts[groups]
+        out[groups] = float_sums(values[np.repeat(groups, counts)], np.cumsum(chosen) - chosen, chosen)
+    return out
 
 
 def _pick_rows(v: Vals, rows: np.ndarray, valid: np.ndarray) -> Vals:
@@ -256,7 +278,7 @@ def _median(v: Vals, starts, counts) -> Vals:
     high = starts + counts // 2
     odd = counts % 2 == 1
     middle = _pick_rows(v, low, numeric)
-    mean = (v.f[low] + v.f[high]) / 2
+    mean = pair_means(v.i[low], v.i[high], v.f[low], v.f[high], (v.kind[low] == INT) & (v.kind[high] == INT))
     out = make_floats(np.where(odd, middle.f, mean), numeric)
     out.kind = np.where(odd, middle.kind, FLOAT).astype(np.uint8)
     out.i = np.where(odd, middle.i, 0)

@@ -27,6 +27,26 @@ class Vals:
         return (self.kind == INT) | (self.kind == FLOAT)
 
 
+_TWO_63 = 2.0**63
+
+
+def residuals(kind: np.ndarray, i: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """What an int exceeds its nearest double by (0 for floats and other values), exactly.
+
+    Numbers compare by their exact value (docs/semantics.md): beyond 2^53 an int and its nearest
+    double differ (9007199254740993 > 9007199254740992.0), so the double alone is no order key.
+    (double, residual) is one: the double orders numbers whose doubles differ (rounding is monotonic)
+    and the residual those with the same double."""
+    out = np.zeros(kind.size, np.int64)
+    ints = np.flatnonzero(kind == INT)
+    if ints.size:
+        value, nearest = i[ints], f[ints]
+        top = nearest >= _TWO_63   # the double of an int near 2^63 - 1 is 2^63, not an int64
+        whole = np.where(top, 0.0, nearest).astype(np.int64)
+        out[ints] = np.where(top, (value - 2**62) - 2**62, value - whole)
+    return out
+
+
 def decode_ids(ids: np.ndarray, d: Dictionary) -> Vals:
     """Values of dictionary ids."""
     kinds = d.kinds.view()[ids]

@@ -16,7 +16,7 @@ import numpy as np
 from deltalog.plan.ir import Arith, Col, Compare, Func, Lit
 from deltalog.storage.dictionary import Dictionary
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, STRING, parse_number_text, value_text
-from deltalog.backends.local.decoded import Vals, constant_vals, decode_ids, make_floats, make_ints
+from deltalog.backends.local.decoded import Vals, constant_vals, decode_ids, make_floats, make_ints, residuals
 from deltalog.backends.local.frame import Frame
 
 _INT_LIMIT = float(2**63)
@@ -167,6 +167,8 @@ def _convert(kind: int, i: int, f: float, text, wanted: int):
         _, parsed = parse_number_text(text.strip())   # an int, a float, or the text (no number)
         if isinstance(parsed, int):
             kind, i, f = INT, parsed, 0.0
+        elif isinstance(parsed, float) and wanted == INT:
+            return None   # int("1.5"): only a string that reads as an int has an int (semantics.md)
         elif isinstance(parsed, float):
             kind, i, f = FLOAT, 0, parsed
         else:
@@ -203,6 +205,11 @@ def _less_equal(a: Vals, b: Vals, tie_break: bool) -> tuple[np.ndarray, np.ndarr
     both_int = (a.kind == INT) & (b.kind == INT)
     numeric_less = np.where(both_int, a.i < b.i, a.f < b.f)
     numeric_equal = np.where(both_int, a.i == b.i, a.f == b.f)
+    tied = np.flatnonzero(numeric_equal & (a.kind != b.kind))   # an int and a float with one double
+    if tied.size:   # decided by the int's exact value (residuals)
+        res_a = residuals(a.kind[tied], a.i[tied], a.f[tied])
+        res_b = residuals(b.kind[tied], b.i[tied], b.f[tied])
+        numeric_less[tied], numeric_equal[tied] = res_a < res_b, res_a == res_b
     if tie_break:
         numeric_less |= numeric_equal & (a.kind < b.kind)
         numeric_equal &= a.kind == b.kind
@@ -228,10 +235,12 @@ def condition_mask(cond: Compare, frame: Frame, d: Dictionary) -> np.ndarray:
         same = left == right
         differ = np.flatnonzero(~same)
         if differ.size:   # an int and a float with the same value are equal numbers
-            kinds, numbers = d.kinds.view(), d.numbers.view()
+            kinds, ints, numbers = d.kinds.view(), d.ints.view(), d.numbers.view()
             l_ids, r_ids = left[differ], right[differ]
             numeric = (kinds[l_ids] <= FLOAT) & (kinds[r_ids] <= FLOAT)
-            same[differ] = numeric & (numbers[l_ids] == numbers[r_ids])
+            exact = residuals(kinds[l_ids], ints[l_ids], numbers[l_ids]) == \
+                residuals(kinds[r_ids], ints[r_ids], numbers[r_ids])
+            same[differ] = numeric & (numbers[l_ids] == numbers[r_ids]) & exact
         return same if cond.op == "=" else ~same
     a, b = evaluate(cond.left, frame, d), evaluate(cond.right, frame, d)
     return a.valid & b.valid & order_compare(cond.op, a, b)

@@ -18,7 +18,7 @@ from deltalog.backends.local import aggregate as local
 from deltalog.backends.local.decoded import Vals
 from deltalog.storage.values import FLOAT, INT, IRI, KIND_NAMES, LITERAL, STRING
 from deltalog.backends.spark.codec import PREFIX, format_float
-from deltalog.backends.spark.expressions import as_double, as_long, body, column, kind_code, rank
+from deltalog.backends.spark.expressions import as_double, as_long, body, column, kind_code, rank, residual
 
 KIND_CODES = {"i": INT, "f": FLOAT, "s": STRING, "r": IRI, "l": LITERAL}
 
@@ -42,8 +42,8 @@ def order_key(v) -> "F.Column":
     number = F.coalesce(as_double(v), F.lit(0.0))
     integer = F.coalesce(as_long(v), F.lit(0))
     text = F.when(rank(v) > 0, body(v)).otherwise(F.lit(""))
-    return F.struct(rank(v).alias("r"), number.alias("d"), kind_code(v).alias("k"), integer.alias("n"),
-                    text.alias("t"), v.alias("v"))
+    return F.struct(rank(v).alias("r"), number.alias("d"), residual(v).alias("e"), kind_code(v).alias("k"),
+                    integer.alias("n"), text.alias("t"), v.alias("v"))
 
 
 def _extreme(rows: DataFrame, group_by, function: str, argument: str, output: str) -> DataFrame:

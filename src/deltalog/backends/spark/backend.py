@@ -176,13 +176,14 @@ class SparkBackend(FrameLoading, Offloading):
     # ---- moving data in and out ------------------------------------------------------------------
 
     def load(self, *, relation: str, table: pl.DataFrame | ColumnTable, generation: int) -> int:
+        height = table.height   # a ColumnTable of no columns has rows its Polars frame cannot hold
         table = as_polars(table)
         target = self._relations[relation]
         if table.width != target.arity and not (target.arity == 0 and table.width <= 1):
             raise InputError(f"{relation} has arity {target.arity}, but the data has {table.width} columns")
-        if table.height == 0:
+        if height == 0:
             return 0
-        tagged = tag_table(table) if target.arity else pl.DataFrame({"c0": [""] * table.height})
+        tagged = tag_table(table) if target.arity else pl.DataFrame({"c0": [""] * height})
         return self.import_rows(relation=relation, table=tagged.to_arrow(), generation=generation)
 
     def load_frame(self, *, relation: str, data: DataFrame, generation: int, tagged: bool = False) -> int:

@@ -64,6 +64,14 @@ def as_double(v: Column) -> Column:
         .when(kind(v) == "f", body(v).try_cast("double"))
 
 
+def residual(v: Column) -> Column:
+    """What an int exceeds its nearest double by (0 for other values): with the double, an exact order
+    key of numbers (backends/local/decoded.residuals; 9007199254740993 > 9007199254740992.0)."""
+    n, d = as_long(v), as_double(v)
+    exact = F.when(d >= TWO_63, (n - F.lit(2**62)) - F.lit(2**62)).otherwise(n - d.cast("long"))
+    return F.when(kind(v) == "i", exact).otherwise(F.lit(0))
+
+
 def is_number(v: Column) -> Column:
     return kind(v).isin("i", "f")
 
@@ -208,11 +216,11 @@ def _number_of_text(a: Column) -> tuple[Column, Column]:
 
 
 def _int(a: Column) -> Column:
-    """int(x): ints as they are, floats truncated toward zero, strings that read as numbers; else no value."""
-    n, d = _number_of_text(a)
-    from_float = lambda f: F.when(F.abs(f) < TWO_63, tag_long(f.cast("long")))  # noqa: E731
-    return F.when(kind(a) == "i", a).when(kind(a) == "f", from_float(as_double(a))) \
-        .when(kind(a) == "s", F.when(n.isNotNull(), tag_long(n)).otherwise(from_float(d)))
+    """int(x): ints as they are, floats truncated toward zero, strings that read as 64-bit ints; else no value."""
+    n, _ = _number_of_text(a)
+    d = as_double(a)
+    return F.when(kind(a) == "i", a).when(kind(a) == "f", F.when(F.abs(d) < TWO_63, tag_long(d.cast("long")))) \
+        .when(kind(a) == "s", tag_long(n))
 
 
 def _float(a: Column) -> Column:
@@ -234,8 +242,10 @@ def order(op: str, a: Column, b: Column, *, tie_break: bool = False) -> Column:
         return F.coalesce(a == b, F.lit(False))
     ra, rb = rank(a), rank(b)
     both_int = (kind(a) == "i") & (kind(b) == "i")
-    less_n = F.when(both_int, as_long(a) < as_long(b)).otherwise(as_double(a) < as_double(b))
-    equal_n = F.when(both_int, as_long(a) == as_long(b)).otherwise(as_double(a) == as_double(b))
+    da, db, same_double = as_double(a), as_double(b), as_double(a) == as_double(b)
+    less_n = F.when(both_int, as_long(a) < as_long(b)) \
+        .otherwise((da < db) | (same_double & (residual(a) < residual(b))))
+    equal_n = F.when(both_int, as_long(a) == as_long(b)).otherwise(same_double & (residual(a) == residual(b)))
     if tie_break:
         less_n = less_n | (equal_n & (kind_code(a) < kind_code(b)))
         equal_n = equal_n & (kind(a) == kind(b))
