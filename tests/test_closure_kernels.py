@@ -285,18 +285,22 @@ def test_closure_difference_counts():
     assert as_set(x, y) == {(i, 100) for i in range(100)}
 
 
+@pytest.mark.parametrize("difference", ["closure", "component"])
 @given(edges=graphs, kept=st.lists(st.booleans(), min_size=40, max_size=40), tails=restriction)
 @example(edges=CYCLE_AND_TAIL, kept=[i % 3 != 0 for i in range(40)], tails=[0, 6, 18])
-def test_closure_difference_through_backend_and_expanded(edges, kept, tails):
-    """The local node and its expansion by TransitiveClosure nodes (what Spark runs) agree with nx."""
+def test_difference_through_backend_and_expanded(difference, edges, kept, tails):
+    """The local node and its expansion (by TransitiveClosure or ComponentPairs nodes: what Spark runs)
+    agree with networkx."""
+    node_type, expected_of = {"closure": (ir.ClosureDifference, expected_difference),
+                              "component": (ir.ComponentDifference, expected_component_difference)}[difference]
     backend = backend_with(edges)
     backend.create_relation(relation="f", arity=2)
     other = [e for e, k in zip(edges, kept) if k]
     src, dst = columns(other)
     backend.load(relation="f", table=pl.DataFrame({"a": src, "b": dst}), generation=0)
     changed = None if tails is None else ir.Project(restriction_plan(tails), (("A", ir.Col("S")), ("B", ir.Col("S"))))
-    node = ir.ClosureDifference(EDGE_SCAN, ir.Scan("f", (ir.Col("P"), ir.Col("Q"))), changed)
-    expected = expected_difference(edges, other, tails)
+    node = node_type(EDGE_SCAN, ir.Scan("f", (ir.Col("P"), ir.Col("Q"))), changed)
+    expected = expected_of(edges, other, tails)
     assert inserted(backend, node) == expected
     backend.drop(relation="out")
     assert inserted(backend, node.expanded()) == expected
@@ -389,20 +393,3 @@ def test_component_difference_counts():
     assert x.size == 2 * 199 + 1
     assert not list(component_difference(chain[:-1], chain[1:], chain[1:], chain[:-1]))
     assert not list(component_difference(chain[:-1], chain[1:], chain[1:-1], chain[2:], np.array([], np.int64)))
-
-
-@given(edges=graphs, kept=st.lists(st.booleans(), min_size=40, max_size=40), tails=restriction)
-@example(edges=CYCLE_AND_TAIL, kept=[i % 3 != 0 for i in range(40)], tails=[0, 6, 18])
-def test_component_difference_through_backend_and_expanded(edges, kept, tails):
-    """The local node and its expansion by ComponentPairs nodes (what Spark runs) agree with nx."""
-    backend = backend_with(edges)
-    backend.create_relation(relation="f", arity=2)
-    other = [e for e, k in zip(edges, kept) if k]
-    src, dst = columns(other)
-    backend.load(relation="f", table=pl.DataFrame({"a": src, "b": dst}), generation=0)
-    changed = None if tails is None else ir.Project(restriction_plan(tails), (("A", ir.Col("S")), ("B", ir.Col("S"))))
-    node = ir.ComponentDifference(EDGE_SCAN, ir.Scan("f", (ir.Col("P"), ir.Col("Q"))), changed)
-    expected = expected_component_difference(edges, other, tails)
-    assert inserted(backend, node) == expected
-    backend.drop(relation="out")
-    assert inserted(backend, node.expanded()) == expected

@@ -43,7 +43,26 @@ class TransitiveClosure(Node):
 
 
 @dataclass(frozen=True)
-class ClosureDifference(Node):
+class GraphDifference(Node):
+    """Pairs the closure of ``edges`` has and that of ``other`` lacks (both two-column plans; the result
+    has ``edges``' column names), each subclass with its closure; with ``changed`` (a two-column plan),
+    only the pairs the subclass says those rows can affect. A backend computes the difference without
+    enumerating either closure where it can; ``expanded`` gives it in the relational core."""
+
+    edges: Node
+    other: Node
+    changed: Node | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return self.edges.columns
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.edges, self.other) + (() if self.changed is None else (self.changed,))
+
+
+@dataclass(frozen=True)
+class ClosureDifference(GraphDifference):
     """Pairs (x, z) joined by a path of ``edges`` rows but by no path of ``other`` rows (both
     two-column plans; the result has ``edges``' column names).
 
@@ -61,16 +80,6 @@ class ClosureDifference(Node):
     ('X', 'Y')
     """
 
-    edges: Node
-    other: Node
-    changed: Node | None = None
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.edges.columns
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.edges, self.other) + (() if self.changed is None else (self.changed,))
 
     def expanded(self) -> Node:
         """The same rows as an anti-join of two ``TransitiveClosure`` nodes over the affected sources."""
@@ -142,7 +151,7 @@ class ComponentPairs(Node):
 
 
 @dataclass(frozen=True)
-class ComponentDifference(Node):
+class ComponentDifference(GraphDifference):
     """Pairs (x, y) of nodes in one connected component of ``edges`` (read as undirected, as
     ``ComponentPairs``: (x, x) for every node of an edge) but not in one component of ``other``; the
     result has ``edges``' column names. With ``changed`` (a two-column plan), only the components of
@@ -158,16 +167,6 @@ class ComponentDifference(Node):
     ('X', 'Y')
     """
 
-    edges: Node
-    other: Node
-    changed: Node | None = None
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.edges.columns
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.edges, self.other) + (() if self.changed is None else (self.changed,))
 
     def expanded(self) -> Node:
         """The same rows as ``ComponentPairs`` of ``edges`` (of the changed facts' components) anti-joined

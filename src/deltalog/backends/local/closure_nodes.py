@@ -41,8 +41,8 @@ def _component_pairs(node: ir.ComponentPairs, ctx: Context) -> Iterator[Frame]:
     return _pair_frames(node, component_pairs(x, y, nodes, chunk=ctx.chunk_rows))
 
 
-@stream.register
-def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Frame]:
+def _graph_difference(node: ir.GraphDifference, ctx: Context, kernel) -> Iterator[Frame]:
+    """A difference node's pairs by ``kernel(x, y, other_x, other_y, tails, chunk=...)``."""
     tails = None
     if node.changed is not None:
         tails = materialise(node.changed, ctx).columns[node.changed.columns[0]]
@@ -50,21 +50,19 @@ def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Fr
             return iter(())
     x, y, _ = _closure_input(node.edges, None, ctx)
     ox, oy, _ = _closure_input(node.other, None, ctx)
+    return _pair_frames(node, kernel(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
+
+
+@stream.register
+def _closure_difference(node: ir.ClosureDifference, ctx: Context) -> Iterator[Frame]:
     from deltalog.backends.local.closure_diff import closure_difference   # maintenance only (start-up time)
-    return _pair_frames(node, closure_difference(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
+    return _graph_difference(node, ctx, closure_difference)
 
 
 @stream.register
 def _component_difference(node: ir.ComponentDifference, ctx: Context) -> Iterator[Frame]:
-    tails = None
-    if node.changed is not None:
-        tails = materialise(node.changed, ctx).columns[node.changed.columns[0]]
-        if tails.size == 0:   # nothing changed: the graphs are not read
-            return iter(())
-    x, y, _ = _closure_input(node.edges, None, ctx)
-    ox, oy, _ = _closure_input(node.other, None, ctx)
     from deltalog.backends.local.component_diff import component_difference   # maintenance only
-    return _pair_frames(node, component_difference(x, y, ox, oy, tails, chunk=ctx.chunk_rows))
+    return _graph_difference(node, ctx, component_difference)
 
 
 @stream.register
