@@ -244,6 +244,20 @@ def bounds(request, monkeypatch) -> None:
         monkeypatch.setattr(closure_diff, "UNPACK_BITS", 64)
 
 
+def check_difference_kernel(kernel, expected_of, edges, kept, extra, tails, sparse):
+    """``kernel`` over ``edges`` against the graph of the ``kept`` edges plus ``extra`` (ids remapped when
+    ``sparse``), in chunks of 3 pairs, gives ``expected_of`` those graphs, each pair once."""
+    other = [e for e, k in zip(edges, kept) if k] + extra
+    edges, tails = remap(edges, tails, sparse)
+    other, _ = remap(other, None, sparse)
+    expected = expected_of(edges, other, tails)
+    target(float(len(expected)))
+    (src, dst), (osrc, odst) = columns(edges), columns(other)
+    got = as_set(*closure.collect(kernel(
+        src, dst, osrc, odst, None if tails is None else np.array(tails, np.int64), chunk=3)))
+    assert got == expected
+
+
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(edges=graphs, kept=st.lists(st.booleans(), min_size=40, max_size=40),
        extra=st.lists(st.tuples(nodes_strategy, nodes_strategy), max_size=4), tails=restriction,
@@ -253,15 +267,7 @@ def bounds(request, monkeypatch) -> None:
 def test_closure_difference_kernel(bounds, edges, kept, extra, tails, sparse):
     """Deleted and added edges (SCCs split and merge), restricted or not to the tails' ancestors."""
     from deltalog.backends.local.closure_diff import closure_difference
-    other = [e for e, k in zip(edges, kept) if k] + extra
-    edges, tails = remap(edges, tails, sparse)
-    other, _ = remap(other, None, sparse)
-    expected = expected_difference(edges, other, tails)
-    target(float(len(expected)))
-    (src, dst), (osrc, odst) = columns(edges), columns(other)
-    got = as_set(*closure.collect(closure_difference(
-        src, dst, osrc, odst, None if tails is None else np.array(tails, np.int64), chunk=3)))
-    assert got == expected
+    check_difference_kernel(closure_difference, expected_difference, edges, kept, extra, tails, sparse)
 
 
 def test_closure_difference_counts():
@@ -369,15 +375,7 @@ def test_component_difference_kernel(edges, kept, extra, tails, sparse):
     """Deleted and added edges (components split and merge, through nodes only the other graph has),
     restricted or not to the tails' components, tiny chunks."""
     from deltalog.backends.local.component_diff import component_difference
-    other = [e for e, k in zip(edges, kept) if k] + extra
-    edges, tails = remap(edges, tails, sparse)
-    other, _ = remap(other, None, sparse)
-    expected = expected_component_difference(edges, other, tails)
-    target(float(len(expected)))
-    (src, dst), (osrc, odst) = columns(edges), columns(other)
-    got = as_set(*closure.collect(component_difference(
-        src, dst, osrc, odst, None if tails is None else np.array(tails, np.int64), chunk=3)))
-    assert got == expected
+    check_difference_kernel(component_difference, expected_component_difference, edges, kept, extra, tails, sparse)
 
 
 def test_component_difference_counts():
