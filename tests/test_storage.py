@@ -251,9 +251,10 @@ def test_scans_read_deleted_rows_only_when_asked():
 @given(st.lists(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 10**6)), max_size=1500), max_size=6),
        st.sampled_from([8, 1 << 12]))
 def test_row_map_matches_a_dict(batches, sorted_min):
-    """Batches of distinct keys assigned rows read back as a dict that took the same assignments: the
-    first batch sorted (from ``sorted_min`` keys) or in the hash table (placed in one pass), later ones
-    probed into the table (rehashes as it grows) and merged into the sorted part."""
+    """Batches of keys assigned rows read back as a dict that took the same assignments (a key repeated
+    in a batch: its last row, as ``Relation._map_rows`` needs for rows appended since the last mapping):
+    the first batch the sorted part (from ``sorted_min`` keys) or the recent part, later ones merged into
+    the recent part, and it into the sorted part as it grows."""
     from deltalog.storage import rowmap
     with mock.patch.object(rowmap, "SORTED_MIN", sorted_min):
         check_row_map(batches)
@@ -263,9 +264,8 @@ def check_row_map(batches):
     from deltalog.storage.rowmap import RowMap
     row_map, model = RowMap(), {}
     for batch in batches:
-        assigned = dict(batch)
-        row_map.assign(np.array(list(assigned), np.int64), np.array(list(assigned.values()), np.int64))
-        model.update(assigned)
+        row_map.assign(np.array([k for k, _ in batch], np.int64), np.array([r for _, r in batch], np.int64))
+        model.update(dict(batch))
         probe = np.arange(3002)
         assert row_map.rows_of(probe).tolist() == [model.get(k, -1) for k in range(3002)]
 

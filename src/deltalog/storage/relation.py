@@ -235,16 +235,15 @@ class Relation(RowWindows, RowHistory):
 
     def _map_rows(self, row_map: RowMap, lo: int, hi: int) -> None:
         """Map the keys of rows lo..hi: from row 0, of the live rows (distinct tuples; a dead row maps to
-        nothing a deletion wants); past rows already mapped, each key to the last row that holds it (no
-        row in between was revived, since a revival maps its rows at once, so that row is the one made
-        live last, and a dead one shadows no live row)."""
+        nothing a deletion wants); past rows already mapped, each key to the last row that holds it (the
+        map's ``assign`` keeps a repeated key's last row: no row in between was revived, since a revival
+        maps its rows at once, so that row is the one made live last, and a dead one shadows no live row)."""
         radix = self._row_map_radix
         if lo == 0:
             live = np.flatnonzero(self.died()[:hi] == ALIVE) if self.deleted_rows else np.arange(hi)
             row_map.assign(pack(self._rows_at(live), radix), live)
         else:
-            keys, last = np.unique(pack(self.stored_columns(lo, hi), radix)[::-1], return_index=True)
-            row_map.assign(keys, hi - 1 - last)
+            row_map.assign(pack(self.stored_columns(lo, hi), radix), np.arange(lo, hi))
         self._mapped = hi
 
     def _rows_revived(self, rows: np.ndarray) -> None:
