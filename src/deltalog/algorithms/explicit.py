@@ -73,7 +73,7 @@ def change_in_place(update: Update, add, delete, generations: tuple[int, int], i
     stored = {p: explicit_relation(p) if p in idb else p for p in only_added.keys() | only_deleted.keys()}
     for p, relation in stored.items():
         if relation != p:   # a derived predicate's explicit store (made at its first explicit fact)
-            backend.create_relation(relation=relation, arity=update.reasoning.arities[p])
+            update.backend.create_relation(relation=relation, arity=update.reasoning.arities[p])
     deleting, adding = generations
     if only_deleted:
         tables = {stored[p]: t for p, t in only_deleted.items()}
