@@ -56,13 +56,22 @@ def dred_stratum(update: Update, stratum: Stratum) -> None:
     """Maintain one stratum with DRed: overdelete, rederive one step, insert. Overdeletion keeps the
     candidates that are still explicit or derived by a rule reading only lower strata
     (algorithms/lowerbound.py), so rederivation has only the recursive rules left to try."""
-    from deltalog.algorithms import lowerbound
     refuse_recursive_aggregates(stratum)
     if may_lose_derivations(update, stratum):   # an insertion-only change skips straight to INSERT
-        overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
-        if stratum.recursive:
-            rederive(update, stratum, unheld_by_modules)
+        overdelete_and_rederive(update, stratum)
     insert(update, stratum)
+
+
+def overdelete_and_rederive(update: Update, stratum: Stratum) -> None:
+    """OVERDELETE settled by the check, then the recursive rules' REDERIVE; a stratum of nonrecursive rules
+    only, whose checks read no stored candidates, in one statement per predicate (``delete_unwitnessed_at_once``)."""
+    from deltalog.algorithms import lowerbound
+    if not stratum.recursive and not stratum.modules and not lowerbound.needs_stored_candidates(stratum):
+        lowerbound.delete_unwitnessed_at_once(update, stratum)
+        return
+    overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
+    if stratum.recursive:
+        rederive(update, stratum, unheld_by_modules)
 
 
 def may_lose_derivations(update: Update, stratum: Stratum) -> bool:

@@ -40,6 +40,7 @@ import time
 from typing import Iterator, Mapping
 
 from deltalog.algorithms.aggregate_rules import aggregate_results
+from deltalog.algorithms.overdeletion import lost_derivations
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.modules import modules_of
 from deltalog.plan import ir
@@ -47,6 +48,7 @@ from deltalog.plan.rule_rewrites import HeadIn, WitnessOnly
 from deltalog.plan.rules import View, rule_plan
 from deltalog.reasoning.context import rule_label
 from deltalog.reasoning.update import Update, fact_columns, tuples_of
+from deltalog.reasoning.workspace import Role
 from deltalog.syntax.ast import Variable
 
 
@@ -58,34 +60,67 @@ def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mappin
     for p, relation in sorted(lost_derivation.items()):
         found = View(window, window + 1, relation=relation)
         if update.count(relation, found):
-            metrics: dict[str, int] | None = {} if reasoning.collect_metrics else None
-            started = time.perf_counter()
-            update.delete(p, unwitnessed(update, stratum, p, found), generation, metrics)
-            reasoning.record_metrics(metrics or {}, "rederivation", 0, time.perf_counter() - started)
+            candidates = tuples_of(relation, reasoning.arities[p], found)
+            delete_measured(update, p, unwitnessed(update, stratum, p, candidates, found), generation, "rederivation")
     return generation
 
 
-def unwitnessed(update: Update, stratum: Stratum, p: str, found: View) -> ir.Node:
-    """The candidates of ``p`` in ``found`` that no check witnesses: ``AntiJoin(...AntiJoin(candidates,
-    check_1)..., check_k)``. The checks stop once every candidate is witnessed: an anti-join builds its
-    right side only at the first left frame with rows, so a check after the last witnessed candidate is
-    never evaluated (deleting one ``takesCourse`` fact of an undergraduate course: ``course(c)`` is
-    explicit, and the four rules deriving it are not run). Each check reads every candidate, as it did
-    when its witnesses were inserted into a relation of their own and counted; the chain saves that
-    relation, an insert and a count per check (a 1,000-fact LUBM-like deletion: ~45 of each)."""
+def delete_unwitnessed_at_once(update: Update, stratum: Stratum) -> None:
+    """OVERDELETE and REDERIVE of a stratum of nonrecursive rules only: no rule of it reads it, so its
+    candidates (E⁻ ∩ Out_s and what lost a derivation from a lower stratum) do not grow by its own
+    deletions, and each predicate's are deleted unwitnessed in one statement from their plans, instead
+    of being stored in N_D, counted and read back (~0.2 ms a stratum; a 1,000-fact LUBM-like deletion
+    has six such strata). For a stratum whose checks bind a rule's head to the candidates
+    (``needs_stored_candidates``), they are stored first (``overdelete``)."""
+    reasoning, generation = update.reasoning, update.reasoning.tick()
+    by_head: dict[str, list[ir.Node]] = {}
+    for p in sorted(stratum.predicates):
+        if minus := update.workspace.get(Role.DELETED, p):
+            by_head.setdefault(p, []).append(tuples_of(minus, reasoning.arities[p]))
+    for info, plan in lost_derivations(update, stratum):
+        by_head.setdefault(info.head.predicate, []).append(plan)
+    for p, plans in by_head.items():
+        # (one frame for the checks: a union streams a frame per plan, and each anti-join probes each frame)
+        candidates = plans[0] if len(plans) == 1 else ir.Distinct(ir.Union_(tuple(plans)))
+        delete_measured(update, p, unwitnessed(update, stratum, p, candidates, None), generation, "overdeletion")
+
+
+def needs_stored_candidates(stratum: Stratum) -> bool:
+    """Does a check of the stratum bind a rule's head to the candidates (``derived_now``: a rule that is
+    neither a renamed atom nor an aggregate), which then have to be a stored view?"""
+    return any(renamed_atom(info) is None and not info.aggregates for info in stratum.nonrecursive)
+
+
+def delete_measured(update: Update, p: str, plan: ir.Node, generation: int, phase: str) -> None:
+    """``update.delete`` of the plan's facts, its rule instances and time credited to ``phase``."""
+    reasoning = update.reasoning
+    metrics: dict[str, int] | None = {} if reasoning.collect_metrics else None
+    started = time.perf_counter()
+    deleted = update.delete(p, plan, generation, metrics)
+    reasoning.record_metrics(metrics or {}, phase, deleted if phase == "overdeletion" else 0,
+                             time.perf_counter() - started)
+
+
+def unwitnessed(update: Update, stratum: Stratum, p: str, candidates: ir.Node, found: View | None) -> ir.Node:
+    """The ``candidates`` of ``p`` (stored in ``found``, or None) that no check witnesses:
+    ``AntiJoin(...AntiJoin(candidates, check_1)..., check_k)``. The checks stop once every candidate is
+    witnessed: an anti-join builds its right side only at the first left frame with rows, so a check after
+    the last witnessed candidate is never evaluated (deleting one ``takesCourse`` fact of an undergraduate
+    course: ``course(c)`` is explicit, and the four rules deriving it are not run). Each check reads every
+    candidate, as it did when its witnesses were inserted into a relation of their own and counted; the
+    chain saves that relation, an insert and a count per check (a 1,000-fact LUBM-like deletion: ~45 of each)."""
     arity = update.reasoning.arities[p]
-    plan: ir.Node = tuples_of(found.relation or p, arity, found)
-    for check in checks(update, stratum, p, found):
+    plan = candidates
+    for check in checks(update, stratum, p, candidates, found):
         plan = ir.AntiJoin(plan, check, fact_columns(arity))
     return plan
 
 
-def checks(update: Update, stratum: Stratum, p: str, found: View) -> Iterator[ir.Node]:
-    """What keeps a candidate of ``p`` (in ``found``): the facts still in E \\ E⁻, then plans of the
-    candidates a rule of the stratum reading only lower strata derives now, rule by rule, then those a
-    module's closure of final inputs still gives."""
+def checks(update: Update, stratum: Stratum, p: str, candidates: ir.Node, found: View | None) -> Iterator[ir.Node]:
+    """What keeps a candidate of ``p``: the facts still in E \\ E⁻, then plans of the candidates a rule
+    of the stratum reading only lower strata derives now, rule by rule, then those a module's closure of
+    final inputs still gives."""
     arity = update.reasoning.arities[p]
-    candidates = tuples_of(found.relation or p, arity, found)
     if explicit := update.explicit_store(p):
         yield tuples_of(explicit, arity)
     for info in stratum.nonrecursive:
@@ -95,15 +130,16 @@ def checks(update: Update, stratum: Stratum, p: str, found: View) -> Iterator[ir
         yield from (plan for _, plan in module.holds(update, p, candidates))
 
 
-def derived_now(update: Update, info: RuleInfo, found: View, candidates: ir.Node) -> ir.Node:
-    """The candidates (in ``found``) that the rule derives from the facts now, one instance each; for a
-    rule that renames one atom (``p(X, Y) :- q(Y, Z, X)``), the atom's facts now, with the head's columns."""
+def derived_now(update: Update, info: RuleInfo, found: View | None, candidates: ir.Node) -> ir.Node:
+    """The candidates (stored in ``found``) that the rule derives from the facts now, one instance each; for
+    a rule that renames one atom (``p(X, Y) :- q(Y, Z, X)``), the atom's facts now, with the head's columns."""
     if (atom := renamed_atom(info)) is not None:
         return atom
     if info.aggregates:
         # p(X, N) :- N = count Y : {...}: the group's new result, compared with the candidate
         columns = fact_columns(len(info.head.terms))
         return ir.SemiJoin(candidates, aggregate_results(update, info, View()), columns)
+    assert found is not None, "a rule's head is bound to stored candidates (needs_stored_candidates)"
     return rule_plan(info, [View()] * len(info.positive), update.reasoning, HeadIn(found), WitnessOnly(),
                      label=rule_label(info))
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 from deltalog.algorithms.aggregate_rules import aggregate_results, aggregate_rules_affected, difference
-from deltalog.analysis.program import Stratum
+from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.modules import modules_of
 from deltalog.modules.base import Module, RulePlans
+from deltalog.plan import ir
 from deltalog.plan.rules import View
 from deltalog.reasoning.instances import delta_rule_plans
 from deltalog.reasoning.update import Update, lower_changes, tuples_of
@@ -34,15 +35,24 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
     """Collect the facts that lost a derivation (N_D), let ``settle`` delete those that must go (DRed:
     all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive)."""
     settle = settle or delete_all
-    v, reasoning = update.views, update.reasoning
+    reasoning = update.reasoning
     lost_derivation = scratch(update, Role.LOST_DERIVATION, stratum)
     generation = reasoning.tick()
     for p in stratum.predicates:
         if minus := update.workspace.get(Role.DELETED, p):
             update.backend.insert(relation=lost_derivation[p], plan=tuples_of(minus, reasoning.arities[p]),
                                   generation=generation)
+    reasoning.derive_together(lost_derivations(update, stratum), generation, phase="overdeletion",
+                              relations=lost_derivation)
+    propagate_deletion(update, stratum, lost_derivation, generation, settle)
+
+
+def lost_derivations(update: Update, stratum: Stratum) -> list[tuple[RuleInfo, ir.Node]]:
+    """Plans of the facts of the stratum that lost a derivation through a change of a lower stratum:
+    Π_s[I : D, A] of N_D (E⁻ ∩ Out_s is the caller's)."""
+    v = update.views
     lost, gained = lower_changes(update, stratum, stratum.rules)
-    plans = []   # stored together, per head predicate (Reasoning.derive_together)
+    plans = []
     for info in stratum.nonrecursive:   # Π_nr^s[I : D \ A, A \ D]   (003 Algorithm 3, line 220)
         if info.aggregates:
             if aggregate_rules_affected(info, lost, gained):
@@ -53,8 +63,7 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None)
             plans.append((info, plan))
     for module in modules_of(stratum):   # Diff^{s,i}[I, D \ A, A \ D]   (line 224)
         plans += module.diff(update, lost, gained, v.old, v.deleted, v.added)
-    reasoning.derive_together(plans, generation, phase="overdeletion", relations=lost_derivation)
-    propagate_deletion(update, stratum, lost_derivation, generation, settle)
+    return plans
 
 
 def scratch(update: Update, role: Role, stratum: Stratum) -> OnDemand:
