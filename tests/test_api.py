@@ -120,6 +120,30 @@ def test_one_sided_updates_of_a_derived_predicate_count_no_ops(backend_name):
     assert sorted(r.relation("path").rows()) == [(1, 2), (7, 8)]
 
 
+def test_change_frames_are_made_when_read_and_keep_their_update_s_facts(monkeypatch):
+    """The frames of a result are decoded at the first read of any of them (algorithms/changes.py), from
+    rows taken when the update ran: later updates and a compaction do not change them, and
+    every way of reading the mapping (indexing, get, items, values, dict(), ==, copy) sees frames."""
+    import copy
+    import deltalog.backends.local.backend as local
+    made: list[int] = []
+    decoded = local.decoded_frame
+    monkeypatch.setattr(local, "decoded_frame", lambda *args: made.append(1) or decoded(*args))
+    r = Reasoner(TC + "edge(1, 2). edge(2, 3). edge(3, 4).")
+    r.materialise()
+    first = r.update(delete={"edge": [(2, 3)]})
+    second = r.update(delete={"edge": [(1, 2), (3, 4)]})
+    assert not made and set(first.removed) == {"edge", "path"} and len(second.removed) == 2
+    r.reasoning.backend.compact(relation="path")
+    r.update(add={"edge": [(2, 3), (5, 6), (6, 7)]})   # rows appended where the store has room
+    assert sorted(first.removed["path"].rows()) == [(1, 3), (1, 4), (2, 3), (2, 4)] and len(made) == 2
+    assert sorted(second.removed.get("path").rows()) == [(1, 2), (3, 4)]
+    assert {p: sorted(f.rows()) for p, f in dict(second.removed).items()} == \
+        {p: sorted(f.rows()) for p, f in copy.copy(second.removed).items()}
+    assert [f.height for f in first.removed.values()] == [1, 4] and first.removed == dict(first.removed.items())
+    assert first.added["path"].height == 0 and not first.added
+
+
 def test_adding_and_deleting_the_same_fact_keeps_it(backend_name):
     r = Reasoner(TC + "edge(1, 2).", backend=backend_name)
     r.materialise()

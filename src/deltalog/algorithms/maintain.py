@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Mapping
 
+from deltalog.algorithms.changes import Changes
 from deltalog.algorithms.auto import OverdeletionBudget, OverdeletionBudgetExceeded, choose_automatically
 from deltalog.algorithms.dred import MaintenanceUnsupported, aggregates_in_recursion
 from deltalog.algorithms.explicit import change_explicit_facts
 from deltalog.algorithms.strategies import STRATEGIES, drop_stale_counters
-from deltalog.errors import UnknownPredicateError, UsageError
+from deltalog.backends.base import DeferredDecoding
+from deltalog.errors import UsageError
 from deltalog.plan import ir
 from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.update import Update, UpdateViews, fact_columns, tuples_of
@@ -31,22 +33,6 @@ if TYPE_CHECKING:   # polars stays out of the algorithm layer's imports (the bac
     from deltalog.io.int_columns import ColumnTable
 
 ALGORITHMS = (*STRATEGIES, "auto")
-
-
-class Changes(dict):
-    """Frames of the facts an update added (or removed) per predicate. A predicate that did not change
-    reads as an empty frame when ``empty(predicate)`` knows it (``result.added["path"]`` always works for
-    the program's predicates); iterating shows only the changed ones."""
-
-    def __init__(self, *args, empty: Callable[[str], pl.DataFrame | None] | None = None, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.empty = empty
-
-    def __missing__(self, predicate: str) -> pl.DataFrame:
-        frame = self.empty(predicate) if self.empty is not None else None
-        if frame is None:
-            raise UnknownPredicateError(f"unknown predicate {predicate!r}")
-        return frame
 
 
 @dataclass
@@ -181,8 +167,13 @@ def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> No
     tuples not live yet) and at most one row of the old state per tuple, so the added view (live rows
     born since g0) and the deleted one (rows of the old state dead now) are sets already, and so are
     their anti-joins; sorting them again cost 6-7 ms of a 112 ms DAG-R re-add of 1,000 edges."""
-    if (frame := update.backend.evaluate(plan=plan)).height:
-        into[predicate] = frame
+    backend = update.backend
+    if isinstance(backend, DeferredDecoding):   # the frame made when the caller reads one (algorithms/changes.py)
+        rows, frame = backend.evaluate_later(plan=plan)
+        if rows:
+            into.defer(predicate, frame)
+    elif (made := backend.evaluate(plan=plan)).height:
+        into[predicate] = made
 
 
 def compact_if_worthwhile(update: Update) -> None:

@@ -13,7 +13,7 @@ callers test ``isinstance(backend, Capability)``, never a backend's name.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, MutableMapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, MutableMapping, Protocol, runtime_checkable
 
 if TYPE_CHECKING:   # annotations only: importing the contract must not load polars/pyarrow (start-up time)
     import polars as pl
@@ -124,6 +124,17 @@ class BatchLoading(Protocol):
     def delete_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
         """Each table's rows ``delete``-d from the relation it is keyed by; per relation (distinct rows
         given, rows deleted)."""
+
+
+@runtime_checkable
+class DeferredDecoding(Protocol):
+    """A plan's rows taken now and decoded into ``evaluate``'s frame only when asked for: an update's
+    changes are read off into a frame per changed predicate (~30 for a 1,000-fact LUBM-like deletion,
+    ~20-30 us each in Polars), which callers often never read (algorithms/changes.py)."""
+
+    def evaluate_later(self, *, plan: Node) -> tuple[int, Callable[[], Any]]:
+        """The plan's row count, and a function making the frame ``evaluate`` would have made now (the
+        rows are taken now: whatever the store does next, it makes the same frame)."""
 
 
 @runtime_checkable

@@ -6,11 +6,12 @@ stored by the representation chosen at ``create_relation`` (storage/representati
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, MutableMapping
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Mapping, MutableMapping
 
 import numpy as np
 
-from deltalog.backends.base import BatchLoading, ChoosesRepresentation, EncodedColumns, Persistent
+from deltalog.backends.base import BatchLoading, ChoosesRepresentation, DeferredDecoding, EncodedColumns, Persistent
 from deltalog.errors import InputError
 from deltalog.plan.ir import Node
 from deltalog.storage.dictionary import Dictionary
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polar
     import pyarrow as pa
 
 
-class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoading):
+class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoading, DeferredDecoding):
     """Runs plans with the vectorised numpy executor over in-memory relations (capabilities: see base.py)."""
 
     name = "local"
@@ -167,13 +168,15 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         return {**encoded, **int_ids_together(plain, self.dictionary)} if plain else encoded
 
     def evaluate(self, *, plan: Node) -> pl.DataFrame:
-        import polars as pl
-        from deltalog.backends.local.codec import decode_frame
-        frame = materialise(plan, self._context())
-        names = list(plan.columns)
-        if not names:
-            return pl.DataFrame({"present": [True] * min(frame.length, 1)})
-        return decode_frame([frame.columns[n] for n in names], names, self.dictionary)
+        frame, names = materialise(plan, self._context()), list(plan.columns)
+        return decoded_frame([frame.columns[n] for n in names], names, frame.length, self.dictionary)
+
+    def evaluate_later(self, *, plan: Node) -> tuple[int, Callable[[], pl.DataFrame]]:
+        """The plan's rows as ids now (copies: a scan's columns may be views of the store), decoded when
+        asked (the dictionary only grows, so their ids keep their values)."""
+        frame, names = materialise(plan, self._context()), list(plan.columns)
+        columns = [np.array(frame.columns[n]) for n in names]
+        return frame.length, partial(decoded_frame, columns, names, frame.length, self.dictionary)
 
     def read(self, *, relation: str) -> pl.DataFrame | ColumnTable:
         """The decoded rows; an IntTable when there are some and every one is ints, a PlainTable when every
@@ -269,3 +272,12 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.name, "constants": len(self.dictionary), "chunk_rows": self._chunk_rows}
+
+
+def decoded_frame(columns: list[np.ndarray], names: list[str], length: int, dictionary: Dictionary) -> pl.DataFrame:
+    """``evaluate``'s frame of id columns (a plan without columns: whether it has a row)."""
+    import polars as pl
+    from deltalog.backends.local.codec import decode_frame
+    if not names:
+        return pl.DataFrame({"present": [True] * min(length, 1)})
+    return decode_frame(columns, names, dictionary)
