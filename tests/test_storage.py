@@ -489,6 +489,24 @@ def test_int_encoding_dense_and_sparse_agree(known, dense, wide):
     assert len(set(d.encode_ints(np.array(dense + known, np.int64)).tolist())) == len(set(dense + known))
 
 
+@given(st.integers(-2**62, 2**62), st.integers(1, 300), st.lists(st.integers(-20, 320), max_size=60))
+def test_ints_known_as_a_range_encode_by_their_offset(start, count, offsets):
+    """Known ints forming a range (ids from a counter) give a batch inside it its ids by subtraction
+    (``Dictionary.encode_ints``): the same ids as when first encoded, decoding to the values, for batches
+    wider than the range too (new values added) and with texts interleaved in the id space."""
+    from deltalog.storage.dictionary import Dictionary
+    d = Dictionary()
+    d.encode_texts("string", ["a"])
+    known = np.arange(start, start + count, dtype=np.int64)
+    first = dict(zip(known.tolist(), d.encode_ints(known[::-1])[::-1].tolist()))
+    d.encode_texts("string", ["b"])
+    batch = np.array([start + o for o in offsets], np.int64)
+    ids = d.encode_ints(batch)
+    assert [v for _, v in d.decode(ids)] == batch.tolist()
+    assert all(first[v] == i for v, i in zip(batch.tolist(), ids.tolist()) if v in first)
+    assert d.encode_ints(known).tolist() == [first[v] for v in known.tolist()]
+
+
 @given(st.lists(st.lists(st.one_of(st.integers(-5, 50), st.integers(-2**63, 2**63 - 1)), max_size=20), min_size=1,
                 max_size=3), st.lists(st.integers(-5, 50), max_size=10))
 def test_int_columns_encoded_together_match_one_by_one(columns, known):

@@ -87,9 +87,14 @@ class Dictionary:
         if values.size == 0:
             return np.empty(0, np.int64)
         lo, hi = int(values.min()), int(values.max())
+        keys = self._int_keys
+        if keys.size and int(keys[0]) <= lo and hi <= int(keys[-1]) and int(keys[-1]) - int(keys[0]) == keys.size - 1:
+            # the known ints are a range holding every value (ids from a counter): positions by subtraction,
+            # no search (a 1,000-fact LUBM-like update: ~0.3 ms of binary searches in 272k keys)
+            return self._int_ids[values - keys[0]]
         if hi - lo < DENSE_SPAN_FACTOR * values.size + DENSE_SPAN_MIN:
             return self._encode_dense_ints(values, lo, hi - lo + 1)
-        unique, keys = sorted_unique(values), self._int_keys
+        unique = sorted_unique(values)
         at = np.minimum(np.searchsorted(keys, unique), max(keys.size - 1, 0))
         if keys.size and bool((keys[at] == unique).all()):   # all known (an update's facts): ids through the
             return self._int_ids[at][np.searchsorted(unique, values)]   # distinct values, no 2nd probe of all keys
