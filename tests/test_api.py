@@ -144,6 +144,19 @@ def test_change_frames_are_made_when_read_and_keep_their_update_s_facts(monkeypa
     assert first.added["path"].height == 0 and not first.added
 
 
+def test_a_relation_is_compacted_once_half_its_rows_are_deleted():
+    """After an update, a relation whose deleted rows reach half its rows drops them (maintain.py
+    ``compact_if_worthwhile``), also when earlier updates found it not worth it and were not counted again."""
+    r = Reasoner(TC + " ".join(f"edge({i}, {i + 1})." for i in range(10)))
+    r.materialise()
+    edge = r.reasoning.backend._relations["edge"]
+    for deleted, dead in (([(0, 1), (1, 2)], 2), ([(2, 3), (3, 4)], 4), ([(4, 5)], 0)):
+        r.update(delete={"edge": deleted})
+        assert edge.deleted_rows == dead
+    assert sorted(r.relation("edge").rows()) == [(i, i + 1) for i in range(5, 10)]
+    assert r.relation("path").height == 15
+
+
 def test_adding_and_deleting_the_same_fact_keeps_it(backend_name):
     r = Reasoner(TC + "edge(1, 2).", backend=backend_name)
     r.materialise()

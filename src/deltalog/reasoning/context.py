@@ -94,7 +94,7 @@ class Reasoning:
     # rule plans per variant, reused across rounds and updates (plan/cache.py; None: plan every time);
     # keyed by rule object, so a changed program (a new reasoning) starts afresh
     plan_cache: PlanCache | None = field(default_factory=PlanCache, repr=False, compare=False)
-    # deleted rows per relation when an update last found compacting it not worth it (maintain.py)
+    # rows per relation when an update last found compacting it not worth it (maintain.py)
     compaction_checked: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
