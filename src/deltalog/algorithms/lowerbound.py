@@ -42,6 +42,7 @@ from typing import Iterator, Mapping
 from deltalog.algorithms.aggregate_rules import aggregate_results
 from deltalog.algorithms.overdeletion import lost_derivations
 from deltalog.analysis.program import RuleInfo, Stratum
+from deltalog.memo import IdentityMemo
 from deltalog.modules import modules_of
 from deltalog.plan import ir
 from deltalog.plan.rule_rewrites import HeadIn, WitnessOnly
@@ -147,7 +148,15 @@ def derived_now(update: Update, info: RuleInfo, found: View | None, candidates: 
 def renamed_atom(info: RuleInfo) -> ir.Scan | None:
     """The body atom of a rule ``p(X1..Xn) :- q(...)`` (distinct head variables, one positive atom and
     nothing else) as a scan of the facts now whose columns c0..c{n-1} are the head's: its tuples projected
-    on them are the facts the rule derives, so a candidate is derived iff it matches one (None: another rule)."""
+    on them are the facts the rule derives, so a candidate is derived iff it matches one (None: another rule).
+    Made once per rule (scans are immutable): every stratum of every deletion asks (~65 times)."""
+    return _RENAMED.get(info, lambda: renaming_scan(info))
+
+
+_RENAMED: IdentityMemo[ir.Scan | None] = IdentityMemo(limit=4096)
+
+
+def renaming_scan(info: RuleInfo) -> ir.Scan | None:
     if len(info.positive) != 1 or info.negative or info.filters or info.assignments or info.aggregates:
         return None
     head = [t.name for t in info.head.terms if isinstance(t, Variable)]

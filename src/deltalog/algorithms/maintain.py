@@ -126,17 +126,18 @@ def choose(update: Update, algorithm: str) -> str:
 def collect_changes(update: Update, result: UpdateResult) -> None:
     """The net changes: facts of the old state that are gone, and facts of the new one that are new
     (read off only for the predicates that changed: every stratum is settled by now, so asking is O(1))."""
+    read = read_off_later if isinstance(update.backend, DeferredDecoding) else read_off   # (a Protocol check: once)
     for predicate, arity in sorted(update.reasoning.arities.items()):
         if set_aside := update.workspace.get(Role.SET_ASIDE, predicate):   # rematerialised: compare with it
             before, now, on = tuples_of(set_aside, arity), tuples_of(predicate, arity), fact_columns(arity)
-            read_off(update, result.removed, predicate, ir.Distinct(ir.AntiJoin(before, now, on)))
-            read_off(update, result.added, predicate, ir.Distinct(ir.AntiJoin(now, before, on)))
+            read(update, result.removed, predicate, ir.Distinct(ir.AntiJoin(before, now, on)))
+            read(update, result.added, predicate, ir.Distinct(ir.AntiJoin(now, before, on)))
             continue
         removed, added = update.changes(predicate)
         if removed:
-            read_off(update, result.removed, predicate, gone_facts(update, predicate, arity, added))
+            read(update, result.removed, predicate, gone_facts(update, predicate, arity, added))
         if added:
-            read_off(update, result.added, predicate, new_facts(update, predicate, arity, removed))
+            read(update, result.added, predicate, new_facts(update, predicate, arity, removed))
 
 
 def gone_facts(update: Update, predicate: str, arity: int, added: int) -> ir.Node:
@@ -167,13 +168,16 @@ def read_off(update: Update, into: Changes, predicate: str, plan: ir.Node) -> No
     tuples not live yet) and at most one row of the old state per tuple, so the added view (live rows
     born since g0) and the deleted one (rows of the old state dead now) are sets already, and so are
     their anti-joins; sorting them again cost 6-7 ms of a 112 ms DAG-R re-add of 1,000 edges."""
-    backend = update.backend
-    if isinstance(backend, DeferredDecoding):   # the frame made when the caller reads one (algorithms/changes.py)
-        rows, frame = backend.evaluate_later(plan=plan)
-        if rows:
-            into.defer(predicate, frame)
-    elif (made := backend.evaluate(plan=plan)).height:
-        into[predicate] = made
+    if (frame := update.backend.evaluate(plan=plan)).height:
+        into[predicate] = frame
+
+
+def read_off_later(update: Update, into: Changes, predicate: str, plan: ir.Node) -> None:
+    """``read_off`` on a backend that decodes when asked (``DeferredDecoding``): the rows are taken now,
+    their frame made when the caller reads one (algorithms/changes.py)."""
+    rows, frame = update.backend.evaluate_later(plan=plan)
+    if rows:
+        into.defer(predicate, frame)
 
 
 def compact_if_worthwhile(update: Update) -> None:
