@@ -81,8 +81,12 @@ def delete_unwitnessed_at_once(update: Update, stratum: Stratum) -> None:
     for info, plan in lost_derivations(update, stratum):
         by_head.setdefault(info.head.predicate, []).append(plan)
     for p, plans in by_head.items():
-        # (one frame for the checks: a union streams a frame per plan, and each anti-join probes each frame)
-        candidates = plans[0] if len(plans) == 1 else ir.Distinct(ir.Union_(tuple(plans)))
+        # a Distinct: one frame for the checks (a union streams a frame per plan, each probed by every
+        # anti-join), evaluated once where an aggregate's check reads the candidates too (its rows are kept
+        # for the statement); a single plan read by no check stays as it is
+        aggregated = any(info.aggregates and info.head.predicate == p for info in stratum.nonrecursive)
+        candidates = ir.Distinct(ir.Union_(tuple(plans))) if len(plans) > 1 else \
+            ir.Distinct(plans[0]) if aggregated else plans[0]
         delete_measured(update, p, unwitnessed(update, stratum, p, candidates, None), generation, "overdeletion")
 
 
