@@ -29,6 +29,7 @@ class RowDeaths:
         _deaths: DeathCounts
         _dead_bits: DeadBits | None
         _counts: dict[tuple, int]
+        _dead_windows: dict[tuple, np.ndarray]
 
         def __len__(self) -> int: ...
 
@@ -54,6 +55,28 @@ class RowDeaths:
             self._dead = [rows]
         self._dead_exact = True
         return rows
+
+    def _deaths_changed(self) -> None:
+        """Rows died or revived: forget the counts and dead rows remembered."""
+        self._counts.clear()
+        self._dead_windows.clear()
+
+    def dead_in(self, lo: int, hi: int, deleted: tuple[int, int | None]) -> np.ndarray:
+        """The rows lo..hi that died in the generation window ``deleted``, ascending: what a scan of deleted
+        rows reads. Remembered, as counts are, until rows die or revive (appended rows are alive): several
+        rules read the rows one deletion removed (Claros-like: ~470k ``relatedPlaces`` pairs, read 3 times
+        an update, each time masking the death marks of all 1.4-2.5M dead rows, 13-20 ms a time)."""
+        key = (lo, hi, deleted)
+        found = self._dead_windows.get(key)
+        if found is None:
+            rows = self.dead_rows()   # ascending
+            rows = rows[np.searchsorted(rows, lo):np.searchsorted(rows, hi)]
+            mask = self.death_mask(rows, None, deleted)
+            found = rows if mask is None else rows[mask]
+            if len(self._dead_windows) >= 64:   # windows asked of a relation that keeps growing
+                self._dead_windows.clear()
+            self._dead_windows[key] = found
+        return found
 
     def count(self, lo: int, hi: int, visible: int | None, deleted) -> int:
         """Rows lo..hi a scan with these death conditions reads, in O(deleted rows) (remembered until

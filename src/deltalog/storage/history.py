@@ -69,7 +69,7 @@ class RowHistory(RowDeaths):
             self._dead_bits.mark(found, dead=False)
         self._journal(found)
         self._dead_exact = False
-        self._counts.clear()
+        self._deaths_changed()
         self.deleted_rows -= found.size
         self.tuples.record(self._rows_at(found), found)
         self._rows_revived(found)
@@ -174,7 +174,7 @@ class RowHistory(RowDeaths):
         self.deleted_rows -= int(back.size)
         self._dead = [dead[died[dead] != ALIVE]]
         self._dead_exact = True
-        self._counts.clear()
+        self._deaths_changed()
 
     def compact(self) -> None:
         """Forget deleted rows for good (keeping the insertion generations of the others)."""

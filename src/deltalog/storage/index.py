@@ -97,10 +97,14 @@ class SortedIndex:
         return Run.build(row_lo, row_hi, keys[order], rows[order], None)
 
     def _merge_tail(self) -> None:
+        """Merge the newest runs while the older is at most twice the newer. Both are sorted by (key, row)
+        and ``a``'s rows precede ``b``'s, so a stable sort of the concatenated keys is the merge (a timsort
+        finds the two runs and merges them in one pass, ~2x faster than the packed sort of a new run)."""
         while len(self.runs) >= 2 and len(self.runs[-2].keys) <= 2 * len(self.runs[-1].keys):
             b, a = self.runs.pop(), self.runs.pop()
-            keys, order = sort_with_positions(np.concatenate([a.keys, b.keys]))
-            rows = np.concatenate([a.rows, b.rows])[order]
+            keys = np.concatenate([a.keys, b.keys])
+            order = np.argsort(keys, kind="stable")
+            keys, rows = keys[order], np.concatenate([a.rows, b.rows])[order]
             self.runs.append(Run.build(a.row_lo, b.row_hi, keys, rows, self._space()))
 
     def probe(self, key_columns: list[np.ndarray], row_lo: int, row_hi: int, n: int | None = None) -> "Probe":

@@ -66,6 +66,7 @@ class Relation(RowWindows, RowHistory):
         self._dead_bits: DeadBits | None = None  # a bit per row, built at the first scan of live rows
         self._latest_death: int | None = None    # at least the latest generation a live-now-dead row died at
         self._counts: dict[tuple, int] = {}      # count() answers since the last deletion or revival
+        self._dead_windows: dict[tuple, np.ndarray] = {}   # dead_in() answers, as long
         self._generations: list[int] = []
         self._ends: list[int] = []
         self._max_id = -1
@@ -191,7 +192,7 @@ class Relation(RowWindows, RowHistory):
         if self._latest_death is not None:
             self._latest_death = max(self._latest_death, generation)
         self._journal(rows)
-        self._counts.clear()
+        self._deaths_changed()
         self.deleted_rows += rows.size
         self._dead.append(rows)
         return int(rows.size)
