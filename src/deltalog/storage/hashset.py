@@ -110,10 +110,14 @@ class Int64HashSet:
                 pos = np.minimum(np.searchsorted(self._sorted, keys), self._sorted.size - 1)
                 return np.where(self._sorted[pos] == keys, pos, -1)
             self._build_table()
-        where = np.full(keys.size, -1, np.int64)
-        pending = np.arange(keys.size)
         slots = mix(keys, self._bits)
         mask = (1 << self._bits) - 1
+        # the first round reads every key's home slot: no index of pending keys to gather through yet
+        current = self._table[slots]
+        hit = current == keys
+        where = np.where(hit, slots, -1)
+        pending = np.flatnonzero(~hit & (current != EMPTY) & (current != tomb(keys)))
+        slots[pending] = (slots[pending] + 1) & mask
         while pending.size > WINDOW_PENDING:
             current, sought = self._table[slots[pending]], keys[pending]
             hit = current == sought

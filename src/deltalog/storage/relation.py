@@ -66,7 +66,7 @@ class Relation(RowWindows, RowHistory):
         self._dead_bits: DeadBits | None = None  # a bit per row, built at the first scan of live rows
         self._latest_death: int | None = None    # at least the latest generation a live-now-dead row died at
         self._counts: dict[tuple, int] = {}      # count() answers since the last deletion or revival
-        self._dead_windows: dict[tuple, np.ndarray] = {}   # dead_in() answers, as long
+        self._dead_windows: dict[tuple, tuple[list[np.ndarray], int]] = {}   # dead_in() answers, as long
         self._generations: list[int] = []
         self._ends: list[int] = []
         self._max_id = -1
@@ -96,6 +96,10 @@ class Relation(RowWindows, RowHistory):
 
     def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]:
         return [c.view()[row_ids] for c in self._cols]
+
+    def columns_at(self, rows: np.ndarray) -> list[np.ndarray]:
+        """The relation's columns at these row ids (copies)."""
+        return [c.view()[rows] for c in self._cols[: self.arity]]
 
     def stored_columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]:
         """Internal columns (the hidden one included for arity 0), rows lo..hi, as views."""

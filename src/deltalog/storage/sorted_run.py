@@ -56,8 +56,9 @@ class Run:
         run: reads of small arrays, no comparison, and the merged offsets are the runs' summed (Claros-like
         indexes, 130k keys, ~1-2M rows a merge: ~1.7x faster than a sort). Else a stable sort of the
         concatenated keys is the merge (a timsort finds the sorted runs and merges them)."""
-        if all(r.offsets is not None for r in runs):
-            offsets = np.sum([r.offsets for r in runs], axis=0)
+        counts = [r.offsets for r in runs if r.offsets is not None]
+        if len(counts) == len(runs):
+            offsets = np.sum(counts, axis=0)
             before = np.zeros(offsets.size - 1, np.int64)   # rows of each key in the runs merged so far
             keys, rows = np.empty(int(offsets[-1]), np.int64), np.empty(int(offsets[-1]), np.int64)
             for run in runs:
