@@ -1,6 +1,6 @@
 """Scans of the rows deleted in a generation window (storage/deaths.py ``dead_in``): remembered between
 scans, and exactly the rows whose death marks lie in the window after any sequence of deletions,
-revivals and rollbacks."""
+revivals and rollbacks; the dead rows' bits (storage/deathcounts.py), marked packed or one at a time."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from unittest import mock
 import numpy as np
 from hypothesis import given, strategies as st
 
+from deltalog.storage import deathcounts
+from deltalog.storage.deathcounts import DeadBits
 from deltalog.storage.deaths import ALIVE
 from deltalog.storage.relation import Relation
 from deltalog.storage.stored import View
@@ -59,3 +61,17 @@ def test_a_deleted_window_is_masked_once_until_rows_die_or_revive():
         relation.delete([np.array([1]), np.array([1])], generation=3)
         assert [c[0].tolist() for c, _ in relation.scan(view)][0] == [0, 1] + list(range(3, 100, 3))
         assert masked.call_count == 2
+
+
+@given(st.integers(1, 200), st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 199), max_size=40)), max_size=8),
+       st.sampled_from([1, 8, 10**6]))
+def test_dead_bits_marked_packed_or_one_at_a_time_follow_a_model(rows, marks, span):
+    """``DeadBits.mark``: rows spread over at most ``span`` rows each are packed (every batch counts as
+    large), others set one at a time; either way each row's bit is its last mark."""
+    bits, model = DeadBits(rows, np.array([], np.int64)), np.zeros(rows, bool)
+    with mock.patch.multiple(deathcounts, PACK_MIN_ROWS=1, PACK_SPAN=span):
+        for dead, batch in marks:
+            batch = np.array([r for r in batch if r < rows], np.int64)
+            bits.mark(batch, dead=dead)
+            model[batch] = dead
+            assert bits.dead(np.arange(rows)).tolist() == model.tolist()
