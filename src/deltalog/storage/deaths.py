@@ -64,10 +64,10 @@ class RowDeaths:
 
     def dead_in(self, lo: int, hi: int, deleted: tuple[int, int | None]) -> tuple[list[np.ndarray], int]:
         """The rows lo..hi that died in the generation window ``deleted``, ascending, as columns (read-only)
-        and their number: what a scan of deleted rows reads. Remembered, as counts are, until rows die or revive (appended
-        rows are alive): several rules read the rows one deletion removed (Claros-like: ~470k
-        ``relatedPlaces`` pairs, read 3 times an update, each time masking the death marks of all 1.4-2.5M
-        dead rows and gathering the pairs, 13-20 ms a time)."""
+        and their number: what a scan of deleted rows reads. Remembered, as counts are, until rows die or
+        revive (appended rows are alive): several rules read the rows one deletion removed (Claros-like:
+        ~470k ``relatedPlaces`` pairs, read 3 times an update, each time masking the death marks of all
+        1.4-2.5M dead rows and gathering the pairs, 13-20 ms a time)."""
         key = (lo, hi, deleted)
         found = self._dead_windows.get(key)
         if found is None:
