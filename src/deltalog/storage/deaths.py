@@ -16,6 +16,18 @@ from deltalog.storage.uniques import sorted_unique
 ALIVE = np.iinfo(np.int64).max
 """The death mark of a live row."""
 
+DeadPart = tuple[int, int, np.ndarray]
+"""Rows deleted (ascending), with the first and last generation they died at: a row revived since is still
+listed (its mark is ALIVE), one that died again is listed again, in the part of that deletion."""
+
+
+def dead_part(rows: np.ndarray, died: np.ndarray) -> DeadPart:
+    """The part of these dead rows (ascending), their generations read off their death marks."""
+    if rows.size == 0:
+        return 0, -1, rows
+    marks = died[rows]
+    return int(marks.min()), int(marks.max()), rows
+
 
 class RowDeaths:
     """Death marks, dead rows and death-aware counts of :class:`~deltalog.storage.relation.Relation`
@@ -24,7 +36,7 @@ class RowDeaths:
     if TYPE_CHECKING:   # provided by Relation
         deleted_rows: int
         _died: GrowableArray | None
-        _dead: list[np.ndarray]
+        _dead: list[DeadPart]
         _dead_exact: bool
         _deaths: DeathCounts
         _dead_bits: DeadBits | None
@@ -47,13 +59,14 @@ class RowDeaths:
         appends its rows ascending; they are merged here once (a stable sort merges the runs), not sorted
         by every scan of deleted rows (18 sorts of up to 1.4M ids, 0.1 s of a Claros-like deletion)."""
         if len(self._dead) != 1:
-            parts = self._dead
-            self._dead = [np.sort(np.concatenate(parts), kind="stable") if parts else np.empty(0, np.int64)]
-        rows = self._dead[0]
+            parts = [part for part in self._dead if part[2].size]
+            rows = np.sort(np.concatenate([p[2] for p in parts]), kind="stable") if parts else np.empty(0, np.int64)
+            self._dead = [(min(p[0] for p in parts), max(p[1] for p in parts), rows) if parts else (0, -1, rows)]
+        first, last, rows = self._dead[0]
         if not self._dead_exact and rows.size and self._died is not None:
             # a row that revived and died again is listed twice: once is what every count means
             rows = sorted_unique(rows[self._died.view()[rows] != ALIVE])
-            self._dead = [rows]
+            self._dead = [(first, last, rows)]
         self._dead_exact = True
         return rows
 
@@ -71,8 +84,7 @@ class RowDeaths:
         key = (lo, hi, deleted)
         found = self._dead_windows.get(key)
         if found is None:
-            rows = self.dead_rows()   # ascending
-            rows = rows[np.searchsorted(rows, lo):np.searchsorted(rows, hi)]
+            rows = self._dead_during(lo, hi, deleted)
             mask = self.death_mask(rows, None, deleted)
             rows = rows if mask is None else rows[mask]
             found = self.columns_at(rows), int(rows.size)
@@ -82,6 +94,21 @@ class RowDeaths:
                 self._dead_windows.clear()
             self._dead_windows[key] = found
         return found
+
+    def _dead_during(self, lo: int, hi: int, deleted: tuple[int, int | None]) -> np.ndarray:
+        """The rows lo..hi, ascending, of the parts of dead rows whose generations meet the window ``deleted``:
+        a superset of the rows that died in it (a row that died again is in that deletion's part too), read
+        without merging the parts (``dead_rows``): a Claros-like deletion reads the ~470k rows it deleted,
+        not the 1.4-2.5M deleted before, merged and masked (~20 ms)."""
+        top = ALIVE if deleted[1] is None else deleted[1]
+        parts = [rows[np.searchsorted(rows, lo):np.searchsorted(rows, hi)]
+                 for first, last, rows in self._dead if last >= deleted[0] and first < top]
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return np.empty(0, np.int64)
+        rows = np.sort(np.concatenate(parts), kind="stable")   # a timsort merges the parts' sorted runs
+        return rows if self._dead_exact else sorted_unique(rows)   # (parts overlap only once rows revive)
 
     def count(self, lo: int, hi: int, visible: int | None, deleted) -> int:
         """Rows lo..hi a scan with these death conditions reads, in O(deleted rows) (remembered until
