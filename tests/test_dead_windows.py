@@ -15,7 +15,7 @@ from deltalog.storage.deaths import ALIVE
 from deltalog.storage.relation import Relation
 from deltalog.storage.stored import View
 
-steps = st.lists(st.tuples(st.sampled_from(["add", "revive", "del", "rollback"]),
+steps = st.lists(st.tuples(st.sampled_from(["add", "revive", "del", "rollback", "compact"]),
                            st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=8)), max_size=10)
 
 
@@ -40,6 +40,8 @@ def test_deleted_windows_follow_deaths_and_revivals(ops, first, last):
         cols = [np.array([r[i] for r in rows], np.int64) for i in range(2)]
         if kind == "rollback":
             relation.rollback(generation - 2)
+        elif kind == "compact":
+            relation.compact()
         elif kind == "del":
             relation.delete(cols, generation=generation)
         elif rows:
@@ -75,3 +77,16 @@ def test_dead_bits_marked_packed_or_one_at_a_time_follow_a_model(rows, marks, sp
             bits.mark(batch, dead=dead)
             model[batch] = dead
             assert bits.dead(np.arange(rows)).tolist() == model.tolist()
+
+
+def test_a_deleted_window_reads_only_the_deletions_that_meet_it():
+    """Rows deleted before the window are not read (nor masked): only the parts of dead rows whose
+    generations meet it, here the 10 rows deleted at generation 5 of the 40 deleted."""
+    relation = Relation("r", 2)
+    relation.insert([np.arange(100), np.arange(100)], generation=1)
+    relation.delete([np.arange(30), np.arange(30)], generation=2)
+    relation.dead_rows()   # merged, as a revival or a count merges them
+    relation.delete([np.arange(50, 60), np.arange(50, 60)], generation=5)
+    with mock.patch.object(Relation, "death_mask", autospec=True, side_effect=Relation.death_mask) as masked:
+        assert [c[0].tolist() for c, _ in relation.scan(View(deleted=(5, None)))][0] == list(range(50, 60))
+        assert [len(call.args[1]) for call in masked.call_args_list] == [10]
