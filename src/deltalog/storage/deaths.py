@@ -44,7 +44,9 @@ class RowDeaths:
         _dead_windows: dict[tuple, tuple[list[np.ndarray], int]]
 
         def __len__(self) -> int: ...
-        def columns_at(self, rows: np.ndarray) -> list[np.ndarray]: ...
+        arity: int
+
+        def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]: ...
 
     def died(self, allocate: bool = False) -> np.ndarray:
         """The deleting generation of every row (ALIVE for live rows), as a writable view."""
@@ -87,7 +89,7 @@ class RowDeaths:
             rows = self._dead_during(lo, hi, deleted)
             mask = self.death_mask(rows, None, deleted)
             rows = rows if mask is None else rows[mask]
-            found = self.columns_at(rows), int(rows.size)
+            found = self._rows_at(rows)[: self.arity], int(rows.size)
             for column in found[0]:
                 column.flags.writeable = False   # shared by every scan until the next death
             if len(self._dead_windows) >= 64:   # windows asked of a relation that keeps growing

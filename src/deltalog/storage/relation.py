@@ -97,10 +97,6 @@ class Relation(RowWindows, RowHistory):
     def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]:
         return [c.view()[row_ids] for c in self._cols]
 
-    def columns_at(self, rows: np.ndarray) -> list[np.ndarray]:
-        """The relation's columns at these row ids (copies)."""
-        return [c.view()[rows] for c in self._cols[: self.arity]]
-
     def stored_columns(self, lo: int = 0, hi: int | None = None) -> list[np.ndarray]:
         """Internal columns (the hidden one included for arity 0), rows lo..hi, as views."""
         return [c.view()[lo:hi] for c in self._cols]
