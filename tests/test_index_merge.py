@@ -19,15 +19,17 @@ def built(keys: list[int], lo: int, space: int | None) -> Run:
     return Run.build(lo, lo + len(keys), np.array(keys, np.int64)[order], (np.arange(len(keys)) + lo)[order], space)
 
 
-@given(st.lists(st.integers(0, 30)), st.lists(st.integers(0, 30)), st.sampled_from([31, 64, None]))
-def test_a_merged_run_is_the_run_of_all_its_rows(first, second, space):
-    """Keys from a space of 31 or 64 (runs of up to 4x fewer rows get offsets) or none (no offsets)."""
-    a, b = built(first, 0, space), built(second, len(first), space)
-    merged = Run.merged([a, b], space)
-    whole = built(first + second, 0, space)
+@given(st.lists(st.lists(st.integers(0, 30)), min_size=1, max_size=4), st.sampled_from([31, 64, None]))
+def test_merged_runs_are_the_run_of_all_their_rows(keys, space):
+    """Up to four runs of consecutive rows, keys from a space of 31 or 64 (runs of up to 4x fewer rows get
+    offsets) or none (no offsets): merged, the run a sort of all their rows builds."""
+    starts = np.cumsum([0] + [len(k) for k in keys])
+    runs = [built(k, int(lo), space) for k, lo in zip(keys, starts)]
+    merged = Run.merged(runs, space)
+    whole = built([key for k in keys for key in k], 0, space)
     assert merged.keys.tolist() == whole.keys.tolist() and merged.rows.tolist() == whole.rows.tolist()
     assert (merged.row_lo, merged.row_hi, merged.distinct) == (whole.row_lo, whole.row_hi, whole.distinct)
-    if a.offsets is not None and b.offsets is not None:
+    if all(r.offsets is not None for r in runs):
         assert merged.offsets is not None and whole.offsets is not None
         assert merged.offsets.tolist() == whole.offsets.tolist()
 

@@ -42,10 +42,9 @@ class RowDeaths:
         _dead_bits: DeadBits | None
         _counts: dict[tuple, int]
         _dead_windows: dict[tuple, tuple[list[np.ndarray], int]]
-
-        def __len__(self) -> int: ...
         arity: int
 
+        def __len__(self) -> int: ...
         def _rows_at(self, row_ids: np.ndarray) -> list[np.ndarray]: ...
 
     def died(self, allocate: bool = False) -> np.ndarray:
