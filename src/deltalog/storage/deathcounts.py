@@ -90,6 +90,13 @@ class DeathCounts:
         return total
 
 
+PACK_MIN_ROWS = 1 << 12
+PACK_SPAN = 32
+"""``DeadBits.mark`` of at least ``PACK_MIN_ROWS`` rows spread over at most ``PACK_SPAN`` rows each packs a byte
+per row of their span into bits (``np.packbits``) instead of ``np.bitwise_or.at`` (unbuffered, a row at a
+time): a Claros-like deletion's 587k rows of 6M, 12.8 -> 1.6 ms."""
+
+
 class DeadBits:
     """One bit per row, set while the row is dead: what a scan of the live rows asks of every row a
     join matched. Gathering 263k bits out of DAG-R's 2.9 MB of them takes half the time of gathering
@@ -118,11 +125,28 @@ class DeadBits:
             self._bits.extend(np.zeros(missing, np.uint8))
 
     def mark(self, rows: np.ndarray, *, dead: bool) -> None:
+        if rows.size >= PACK_MIN_ROWS:
+            lo, hi = int(rows.min()) & ~7, int(rows.max()) + 1
+            if hi - lo <= PACK_SPAN * rows.size:
+                self._mark_packed(rows, lo, hi, dead)
+                return
         bits, at, bit = self._bits.view(), rows >> 3, (1 << (rows & 7)).astype(np.uint8)
         if dead:
             np.bitwise_or.at(bits, at, bit)
         else:
             np.bitwise_and.at(bits, at, ~bit)
+
+    def _mark_packed(self, rows: np.ndarray, lo: int, hi: int, dead: bool) -> None:
+        """``mark`` for many rows spread over rows lo..hi (lo a multiple of 8): a byte per row of the span,
+        set at the rows and packed into bits, then OR-ed (or masked) into the bits in one pass."""
+        flags = np.zeros(hi - lo, bool)
+        flags[rows - lo] = True
+        packed = np.packbits(flags, bitorder="little")
+        span = self._bits.view()[lo >> 3:(lo >> 3) + packed.size]
+        if dead:
+            span |= packed
+        else:
+            span &= ~packed
 
     def dead(self, rows: np.ndarray) -> np.ndarray:
         return ((self._bits.view()[rows >> 3] >> (rows & 7).astype(np.uint8)) & 1).astype(bool)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.storage.hashset import SORTED_RUN_MIN, TOMB, Int64HashSet, strictly_increasing
+from deltalog.storage.hashset import SORTED_RUN_MIN, Int64HashSet, strictly_increasing, tomb
 
 
 class Int64HashMap(Int64HashSet):
@@ -71,15 +71,20 @@ class Int64HashMap(Int64HashSet):
             self.add_absent(keys[~held], values[~held])
 
     def pop(self, keys: np.ndarray) -> np.ndarray:
-        """Remove the keys held (absent ones, and repeats, are ignored); return their values."""
+        """Remove the keys held (absent ones, and repeats, are ignored); return their values, in the order of
+        the slots that held them."""
         self._build_table()
         slots = self._find(keys)
-        slots = slots[slots >= 0]
-        # a repeated key finds its slot twice: each slot is marked by the last of its finders (no sort
-        # of the slots, as np.unique did: 0.1 s of a 587k-key deletion)
-        self._table[slots] = -3 - np.arange(slots.size)
-        slots = slots[self._table[slots] == -3 - np.arange(slots.size)]
-        self._table[slots] = TOMB
+        # sorted, a repeated key's slot appears twice in a row, and the tombs and values below are written
+        # and read along the table, not at random (Claros-like, 587k keys from a 4.8M-key map: the pop
+        # 80 -> 68 ms, against marking each slot by the last of its finders and reading the marks back)
+        slots = np.sort(slots[slots >= 0])
+        if slots.size > 1:
+            first = np.empty(slots.size, bool)
+            first[0] = True
+            np.not_equal(slots[1:], slots[:-1], out=first[1:])
+            slots = slots[first]
+        self._table[slots] = tomb(self._table[slots])
         self._size -= slots.size
         self._tombs += slots.size
         return self._slot_values()[slots]

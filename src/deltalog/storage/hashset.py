@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 EMPTY = np.int64(-1)
-TOMB = np.int64(-2)   # a deleted key: probing continues past it; a key known to be absent may take its slot
+TOMB = np.int64(-2)   # a deleted key (storage/wide_rows.py's tables; here: ``tomb``)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SORTED_RUN_MIN = 1 << 12
 """Smallest first batch kept as a sorted array (below it the table is cheap to build at once)."""
@@ -36,6 +36,15 @@ def mix(keys: np.ndarray, bits: int) -> np.ndarray:
     # array arithmetic wraps silently, so no np.errstate (a context manager per call cost more than the hash)
     product = np.asarray(keys).astype(np.uint64, copy=False) * _GOLDEN
     return (product >> np.uint64(64 - bits)).astype(np.int64)
+
+
+def tomb(keys: np.ndarray) -> np.ndarray:
+    """The mark a deleted key leaves in its slot: -3 - key (below EMPTY and TOMB). Probing continues past
+    another key's tomb; a key's own tomb ends its lookup (it is absent: a claim takes the first free slot
+    of its probe sequence, so a live key precedes its tombs) and is a slot it may take back. A relation
+    whose rows are deleted and added again (Claros-like: ~470k pairs an update) then finds and claims each
+    in one probe, where an anonymous tomb sent both on to the next empty slot (docs/benchmarks.md, stop 19)."""
+    return -3 - keys
 
 
 def sort_with_positions(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -101,15 +110,19 @@ class Int64HashSet:
                 pos = np.minimum(np.searchsorted(self._sorted, keys), self._sorted.size - 1)
                 return np.where(self._sorted[pos] == keys, pos, -1)
             self._build_table()
-        where = np.full(keys.size, -1, np.int64)
-        pending = np.arange(keys.size)
         slots = mix(keys, self._bits)
         mask = (1 << self._bits) - 1
+        # the first round reads every key's home slot: no index of pending keys to gather through yet
+        current = self._table[slots]
+        hit = current == keys
+        where = np.where(hit, slots, -1)
+        pending = np.flatnonzero(~hit & (current != EMPTY) & (current != tomb(keys)))
+        slots[pending] = (slots[pending] + 1) & mask
         while pending.size > WINDOW_PENDING:
-            current = self._table[slots[pending]]
-            hit = current == keys[pending]
+            current, sought = self._table[slots[pending]], keys[pending]
+            hit = current == sought
             where[pending[hit]] = slots[pending[hit]]
-            pending = pending[~hit & (current != EMPTY)]
+            pending = pending[~hit & (current != EMPTY) & (current != tomb(sought))]
             slots[pending] = (slots[pending] + 1) & mask
         if pending.size:
             self._find_in_windows(keys, slots, pending, where)
@@ -124,8 +137,9 @@ class Int64HashSet:
         while pending.size:
             window = (slots[pending, None] + offsets) & mask
             cells = self._table[window]
-            match = cells == keys[pending, None]
-            stop = match | (cells == EMPTY)   # the key, or an empty slot ends its probe sequence
+            sought = keys[pending, None]
+            match = cells == sought
+            stop = match | (cells == EMPTY) | (cells == tomb(sought))   # the key, an empty slot or its tomb
             first = stop.argmax(axis=1)
             rows = np.arange(pending.size)
             ended = stop[rows, first]
@@ -143,7 +157,7 @@ class Int64HashSet:
         self._build_table()
         slots = self._find(keys)
         slots = slots[slots >= 0]
-        self._table[slots] = TOMB
+        self._table[slots] = tomb(self._table[slots])
         self._size -= slots.size
         self._tombs += slots.size
 
@@ -177,12 +191,12 @@ class Int64HashSet:
         while pending.size:
             pending_slots = slots[pending]
             current = table[pending_slots]
-            free = (current == EMPTY) | (current == TOMB)
+            free = current < 0   # empty, or a tomb
             claim, claim_slots = pending[free], pending_slots[free]
             table[claim_slots] = keys[claim]           # colliding claims: the last write wins
             won = table[claim_slots] == keys[claim]
             where[claim[won]] = claim_slots[won]
-            self._tombs -= int(np.count_nonzero(current[free][won] == TOMB))
+            self._tombs -= int(np.count_nonzero(current[free][won] != EMPTY))
             retry = np.concatenate([pending[~free], claim[~won]])
             slots[retry] = (slots[retry] + 1) & mask
             pending = retry

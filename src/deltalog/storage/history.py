@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from deltalog.storage.deaths import ALIVE, RowDeaths
+from deltalog.storage.deaths import ALIVE, RowDeaths, dead_part
 from deltalog.storage.growable import GrowableArray
 from deltalog.storage.index import SortedIndex
 from deltalog.storage.tupleset import TupleSet
@@ -69,7 +69,7 @@ class RowHistory(RowDeaths):
             self._dead_bits.mark(found, dead=False)
         self._journal(found)
         self._dead_exact = False
-        self._counts.clear()
+        self._deaths_changed()
         self.deleted_rows -= found.size
         self.tuples.record(self._rows_at(found), found)
         self._rows_revived(found)
@@ -172,9 +172,9 @@ class RowHistory(RowDeaths):
         self.tuples.record(self._rows_at(back), back)
         self._rows_revived(back)
         self.deleted_rows -= int(back.size)
-        self._dead = [dead[died[dead] != ALIVE]]
+        self._dead = [dead_part(dead[died[dead] != ALIVE], died)]
         self._dead_exact = True
-        self._counts.clear()
+        self._deaths_changed()
 
     def compact(self) -> None:
         """Forget deleted rows for good (keeping the insertion generations of the others)."""
@@ -199,7 +199,7 @@ class RowHistory(RowDeaths):
             self._stamp(generation)
         dead = np.empty(0, np.int64) if self._died is None else np.flatnonzero(self._died.view() != ALIVE)
         self.deleted_rows = int(dead.size)
-        self._dead = [dead] if self.deleted_rows else []
+        self._dead = [dead_part(dead, self.died())] if self.deleted_rows else []
         if self._died is not None:
             self._deaths.rebuild(dead, self._died.view()[dead])
         self._max_id = max((int(c.max()) for c in self.stored_columns() if c.size), default=-1)

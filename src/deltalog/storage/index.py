@@ -27,6 +27,28 @@ from deltalog.storage.tupleset import pack, packs, radix_for
 from deltalog.storage.wide_rows import fingerprint
 
 
+TIER_RUNS = 4
+TIER_MIN_ROWS = 1 << 16
+"""Runs of at least ``TIER_MIN_ROWS`` rows with offsets (a probe reads two offsets of each, whatever its size)
+merge ``TIER_RUNS`` at a time, once that many within 2x of each other are the newest: each row is re-sorted
+once per 4x growth of its run instead of once per doubling. Claros-like re-adds append ~470k
+``relatedPlaces`` pairs each, into two such indexes: merges of 0.9-2.2M rows in 3 of 5 re-adds, 20-80 ms
+each, became one of 1.9M rows (docs/benchmarks.md, stop 19). Smaller runs (most indexes, every
+seminaive round's) keep the pairwise rule."""
+MAX_RUNS = 12
+"""More runs than this merge the newest two whatever their sizes (runs of unlike sizes never make a tier)."""
+
+
+def _large_dense(run: Run) -> bool:
+    return run.offsets is not None and run.keys.size >= TIER_MIN_ROWS
+
+
+def _tier(runs: list[Run]) -> bool:
+    """Whether these runs are a tier to merge: ``TIER_RUNS`` large dense runs within 2x of each other."""
+    sizes = [r.keys.size for r in runs]
+    return len(runs) == TIER_RUNS and all(map(_large_dense, runs)) and max(sizes) <= 2 * min(sizes)
+
+
 class Prober(Protocol):
     """What a keyed view probes: a :class:`SortedIndex`, or a scan while one would not pay yet
     (storage/row_scan.py). ``exact``: keys are compared exactly (else by fingerprint)."""
@@ -97,11 +119,20 @@ class SortedIndex:
         return Run.build(row_lo, row_hi, keys[order], rows[order], None)
 
     def _merge_tail(self) -> None:
-        while len(self.runs) >= 2 and len(self.runs[-2].keys) <= 2 * len(self.runs[-1].keys):
-            b, a = self.runs.pop(), self.runs.pop()
-            keys, order = sort_with_positions(np.concatenate([a.keys, b.keys]))
-            rows = np.concatenate([a.rows, b.rows])[order]
-            self.runs.append(Run.build(a.row_lo, b.row_hi, keys, rows, self._space()))
+        """Merge the newest runs (``Run.merged``): ``TIER_RUNS`` large dense runs of similar size at once, or
+        (other runs) the newest two while the older is at most twice the newer; past ``MAX_RUNS`` runs, the
+        newest two whatever their sizes."""
+        runs = self.runs
+        while len(runs) >= 2:
+            if _tier(runs[-TIER_RUNS:]):
+                merged = runs[-TIER_RUNS:]
+            elif len(runs) > MAX_RUNS or (len(runs[-2].keys) <= 2 * len(runs[-1].keys)
+                                          and not (_large_dense(runs[-2]) and _large_dense(runs[-1]))):
+                merged = runs[-2:]
+            else:
+                return
+            del runs[-len(merged):]
+            runs.append(Run.merged(merged, self._space()))
 
     def probe(self, key_columns: list[np.ndarray], row_lo: int, row_hi: int, n: int | None = None) -> "Probe":
         """Prepare the lookup of each probe row among rows row_lo..row_hi (n: probe rows, for empty keys)."""

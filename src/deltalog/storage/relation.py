@@ -23,7 +23,7 @@ import numpy as np
 
 from deltalog.storage.deathcounts import DeadBits, DeathCounts
 from deltalog.storage.growable import GrowableArray
-from deltalog.storage.deaths import ALIVE
+from deltalog.storage.deaths import ALIVE, DeadPart, dead_part
 from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
@@ -60,12 +60,13 @@ class Relation(RowWindows, RowHistory):
         self._died: GrowableArray | None = None   # per row: the generation that deleted it, ALIVE if none
         # (allocated at the first delete: relations that never lose rows pay nothing for it)
         self.deleted_rows = 0
-        self._dead: list[np.ndarray] = []        # row ids deleted so far (revived ones are filtered out)
+        self._dead: list[DeadPart] = []          # row ids deleted so far (revived ones are filtered out)
         self._dead_exact = True                  # no revived row hides in _dead (a revive clears it)
         self._deaths = DeathCounts()             # dead rows per death generation (counts without death marks)
         self._dead_bits: DeadBits | None = None  # a bit per row, built at the first scan of live rows
         self._latest_death: int | None = None    # at least the latest generation a live-now-dead row died at
         self._counts: dict[tuple, int] = {}      # count() answers since the last deletion or revival
+        self._dead_windows: dict[tuple, tuple[list[np.ndarray], int]] = {}   # dead_in() answers, as long
         self._generations: list[int] = []
         self._ends: list[int] = []
         self._max_id = -1
@@ -191,9 +192,9 @@ class Relation(RowWindows, RowHistory):
         if self._latest_death is not None:
             self._latest_death = max(self._latest_death, generation)
         self._journal(rows)
-        self._counts.clear()
+        self._deaths_changed()
         self.deleted_rows += rows.size
-        self._dead.append(rows)
+        self._dead.append((generation, generation, rows))
         return int(rows.size)
 
     def _live_row_ids(self) -> np.ndarray:
@@ -276,9 +277,10 @@ class Relation(RowWindows, RowHistory):
                 raise ValueError(f"relation {name}: {len(died)} death marks for {len(relation)} rows")
             relation._died = GrowableArray(np.int64)
             relation._died.extend(died)
-            relation._dead = [np.flatnonzero(died != ALIVE)]
-            relation.deleted_rows = int(relation._dead[0].size)
-            relation._deaths.rebuild(relation._dead[0], died[relation._dead[0]])
+            dead = np.flatnonzero(died != ALIVE)
+            relation._dead = [dead_part(dead, died)]
+            relation.deleted_rows = int(dead.size)
+            relation._deaths.rebuild(dead, died[dead])
             live = np.flatnonzero(died == ALIVE)
         if len(relation):
             relation.tuples.rebuild([c[live] for c in relation.stored_columns()], live, relation._max_id)

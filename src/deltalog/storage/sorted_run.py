@@ -48,6 +48,30 @@ class Run:
         distinct = int(np.count_nonzero(keys[1:] != keys[:-1])) + 1 if keys.size else 0
         return cls(row_lo, row_hi, keys, rows, offsets, distinct)
 
+    @classmethod
+    def merged(cls, runs: list["Run"], space: int | None) -> "Run":
+        """One run of the rows of ``runs`` (each run's rows after those of the one before), sorted by key,
+        then row. Runs that all have offsets merge by them: a row of key k goes to the merged run's first
+        position of k, past the rows of k in the runs before its own and the rows of k before it in its
+        run: reads of small arrays, no comparison, and the merged offsets are the runs' summed (Claros-like
+        indexes, 130k keys, ~1-2M rows a merge: ~1.7x faster than a sort). Else a stable sort of the
+        concatenated keys is the merge (a timsort finds the sorted runs and merges them)."""
+        counts = [r.offsets for r in runs if r.offsets is not None]
+        if len(counts) == len(runs):
+            offsets = np.sum(counts, axis=0)
+            before = np.zeros(offsets.size - 1, np.int64)   # rows of each key in the runs merged so far
+            keys, rows = np.empty(int(offsets[-1]), np.int64), np.empty(int(offsets[-1]), np.int64)
+            for run in runs:
+                assert run.offsets is not None
+                to = np.arange(run.keys.size) + (offsets[run.keys] + before[run.keys] - run.offsets[run.keys])
+                keys[to], rows[to] = run.keys, run.rows
+                before += np.diff(run.offsets)
+            return cls(runs[0].row_lo, runs[-1].row_hi, keys, rows, offsets, int(np.count_nonzero(np.diff(offsets))))
+        keys = np.concatenate([r.keys for r in runs])
+        order = np.argsort(keys, kind="stable")
+        return cls.build(runs[0].row_lo, runs[-1].row_hi, keys[order],
+                         np.concatenate([r.rows for r in runs])[order], space)
+
     def filtered(self, probe_size: int) -> bool:
         """Whether a probe of this many keys first passes the run's hash filter."""
         return self.offsets is None and probe_size >= FILTER_MIN_PROBE and 0 < self.distinct <= FILTER_MAX_KEYS
