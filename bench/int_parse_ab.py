@@ -4,7 +4,7 @@
         bench/data/wl-reach-tiny/facts/edge.tsv bench/data/wl-pipeline/facts/node.tsv
 
 Each repeat runs, in turn (who goes first rotates), a child process per way: ``base`` (the other
-checkout), ``branch`` (this one) and ``branch-1t`` (this one with ``io.int_reader.WORKERS = 1``: the
+checkout), ``branch`` (this one) and ``branch-1t`` (this one with ``io.int_reader.workers`` 1: the
 slices parsed on one thread, to tell the slicing's gain from the threads'). Each child makes the command
 line's process settings (one BLAS thread, ``process.retain_freed_memory``), imports NumPy and the reader, then times
 ``io.formats.read_decoded`` of every file given; prints the median wall and CPU seconds
@@ -28,7 +28,7 @@ one_blas_thread()   # as the command line does, before NumPy is imported
 retain_freed_memory()
 from deltalog.io import formats, int_reader
 if sys.argv[1] == "1":
-    int_reader.WORKERS = 1
+    int_reader.workers = lambda: 1
 start, wall = time.process_time(), time.perf_counter()
 tables = [formats.read_decoded(path) for path in sys.argv[2:]]
 print(time.perf_counter() - wall, time.process_time() - start, type(tables[0]).__name__)

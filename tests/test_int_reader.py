@@ -187,7 +187,7 @@ def test_a_file_read_in_slices_on_threads_reads_as_the_general_reader_reads_it(
     expected = outcome(read_table, path, arity=arity)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(int_reader, "SLICE_BYTES", slice_bytes)
-        patch.setattr(int_reader, "WORKERS", workers)
+        patch.setattr(int_reader, "workers", lambda: workers)
         assert same(outcome(read_decoded, path, arity=arity), expected)
         sliced = read_int_cells(text.encode(), "\t", arity)
     whole = read_int_cells(text.encode(), "\t", arity)   # one slice: the file as one buffer
@@ -204,18 +204,7 @@ def test_a_large_file_of_ints_is_parsed_in_slices_on_threads_to_the_same_table(m
     values = rng.integers(-10**17, 10**17, (5000, 3))
     text = "".join(f"{a}\t{b}\t{c}\n" for a, b, c in values.tolist()).encode()
     monkeypatch.setattr(int_reader, "SLICE_BYTES", 4096)
-    monkeypatch.setattr(int_reader, "WORKERS", 2)
+    monkeypatch.setattr(int_reader, "workers", lambda: 2)
     table = read_int_cells(text, "\t", None)
     assert table is not None and np.array_equal(table.rows, values) and table.width == 3
 
-
-def test_an_error_in_a_thread_is_raised_in_the_caller():
-    from deltalog.io.int_reader import map_in_threads
-
-    def work(item):
-        if item == 5:
-            raise MemoryError("slice 5")
-        return item * 2
-    assert map_in_threads(work, list(range(5)), 3) == [0, 2, 4, 6, 8]
-    with pytest.raises(MemoryError, match="slice 5"):
-        map_in_threads(work, list(range(9)), 3)

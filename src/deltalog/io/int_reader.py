@@ -9,10 +9,10 @@ footprint is paid as system time in every run that reads a large file. A file is
 the padded buffer the parse works on (no bytes object, no copy of it), offsets are updated in place
 and digit counts kept in one byte (docs/benchmarks.md, Stop 16).
 
-The buffer is then parsed in slices of whole lines of about ``SLICE_BYTES`` (``_slices``), on up to
-``WORKERS`` threads: a slice's arrays (~8 bytes a byte of text at most) stay in the cache and come
-from memory the previous slice freed, and NumPy's passes release the GIL, so two cores parse two
-slices at once. Reach-tiny's 13.7 MB: ~80 ms of CPU on one pass over the file, ~70 ms in 1 MB slices
+The buffer is then parsed in slices of whole lines of about ``SLICE_BYTES`` (``_slices``), on up
+to ``workers()`` threads (io/threads.py): a slice's arrays (~8 bytes a byte of text at most) stay in
+the cache and come from memory the previous slice freed, and NumPy's passes release the GIL, so two
+cores parse two slices at once. Reach-tiny's 13.7 MB: ~80 ms of CPU on one pass over the file, ~70 ms in 1 MB slices
 on one thread, ~50-60 ms of wall on two (docs/benchmarks.md, Stop 19).
 """
 
@@ -21,18 +21,16 @@ from __future__ import annotations
 import io
 import os
 import threading
-from typing import Callable, TypeVar
 
 import numpy as np
 
 from deltalog.io.int_columns import IntTable
+from deltalog.io.threads import map_in_threads, workers
 
 MAX_DIGITS = 18   # 10**18 - 1 < 2**63 - 1: a cell this short always fits 64 bits
 _ZERO, _MINUS, _LINE = 48, 45, 10
 _PAD = 24   # bytes before the data: the three 8-byte words of an 18-digit cell that starts the file
 SLICE_BYTES = 1 << 20   # a slice of the file parsed at once (whole lines: a slice ends after a line feed)
-WORKERS = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 4)
-T = TypeVar("T")
 
 
 def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable | None:
@@ -83,7 +81,7 @@ def _terminated(padded: np.ndarray, size: int) -> np.ndarray:
 
 def _parse_slices(padded: np.ndarray, separator: str, arity: int | None) -> IntTable | None:
     """The table of the buffer's cells (after _PAD bytes, ending in a line feed), parsed slice by slice
-    on up to WORKERS threads; None when any slice is not all canonical ints in rows of ``arity`` cells
+    on up to ``workers()`` threads; None when any slice is not all canonical ints in rows of ``arity`` cells
     (of the first row's number of cells when None)."""
     data = padded[_PAD:]
     if arity is None:
@@ -100,7 +98,7 @@ def _parse_slices(padded: np.ndarray, separator: str, arity: int | None) -> IntT
             failed.set()
         return values
 
-    parts = [part for part in map_in_threads(parse, slices, WORKERS) if part is not None]
+    parts = [part for part in map_in_threads(parse, slices, workers()) if part is not None]
     if failed.is_set():
         return None
     return IntTable.of_rows((parts[0] if len(parts) == 1 else np.concatenate(parts)).reshape(-1, arity))
@@ -124,31 +122,6 @@ def _line_end(data: np.ndarray, at: int) -> int:
             return at + int(found[0]) + 1
         at, width = at + width, width * 4
     return data.size
-
-
-def map_in_threads(work: Callable[[np.ndarray], T], items: list[np.ndarray], workers: int) -> list[T]:
-    """``[work(item) for item in items]`` on up to ``workers`` threads (this one among them), item k on
-    thread k mod workers; an exception of any of them is raised here once all have stopped."""
-    workers = max(min(workers, len(items)), 1)
-    results: list = [None] * len(items)
-    errors: list[BaseException] = []
-
-    def run(first: int) -> None:
-        try:
-            for k in range(first, len(items), workers):
-                results[k] = work(items[k])
-        except BaseException as error:   # noqa: BLE001 -- re-raised in the calling thread below
-            errors.append(error)
-
-    threads = [threading.Thread(target=run, args=(first,), daemon=True) for first in range(1, workers)]
-    for thread in threads:
-        thread.start()
-    run(0)
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
 
 
 def _slice_values(padded: np.ndarray, separator: str, arity: int) -> np.ndarray | None:
