@@ -93,11 +93,17 @@ def _source_of(error: DeltalogError) -> str | None:
 
 
 def _reasoner(args, console=None):
-    from deltalog.api import Reasoner
-    reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
-                        max_facts=args.max_facts, timeout=args.timeout, modules=args.modules, hd=args.hd)
-    if args.facts:
-        reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates, rdf_map=args.rdf_map)
+    from deltalog.io import prefetch
+    if args.facts and args.backend != "spark":   # its files read while the modules below load (io/prefetch.py)
+        prefetch.prefetch_directory(args.facts)
+    try:
+        from deltalog.api import Reasoner
+        reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
+                            max_facts=args.max_facts, timeout=args.timeout, modules=args.modules, hd=args.hd)
+        if args.facts:
+            reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates, rdf_map=args.rdf_map)
+    finally:
+        prefetch.forget()
     if console is not None:   # program facts and @input files count too
         where = f" (program, @input and {args.facts})" if args.facts else " (program and @input)"
         console.log(f"loaded {reasoner.fact_count():,} facts{where}")
