@@ -19,6 +19,8 @@ import os
 import threading
 from typing import Any
 
+from deltalog.io.threads import workers
+
 _SUFFIXES = {".tsv": "\t", ".facts": "\t", ".csv": ","}   # headerless files of these dialects (io/formats.py)
 _read: dict[str, tuple[threading.Event, list]] = {}   # path -> (done, [file signature, table or None])
 _lock = threading.Lock()
@@ -26,7 +28,10 @@ _readers: list[threading.Thread] = []
 
 
 def prefetch_directory(directory: str | os.PathLike[str]) -> None:
-    """Start reading the directory's text fact files in a daemon thread (nothing if it cannot be listed)."""
+    """Start reading the directory's text fact files in a daemon thread (nothing if it cannot be listed,
+    or when one thread is all a run may use: io/threads.workers)."""
+    if workers() < 2:
+        return
     try:
         files = sorted(entry.path for entry in os.scandir(os.fspath(directory))
                        if os.path.splitext(entry.name)[1].lower() in _SUFFIXES and entry.is_file())

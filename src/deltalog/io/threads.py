@@ -15,9 +15,12 @@ MAX_WORKERS = 4   # beyond this the passes are bound by memory bandwidth, not by
 
 
 def workers() -> int:
-    """The threads to use: the cores this process may run on, at most MAX_WORKERS."""
+    """The threads to use: the cores this process may run on, at most MAX_WORKERS and at most the
+    environment's ``DELTALOG_THREADS`` (1: no thread but the caller's, io/prefetch.py's included)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(min(cores, MAX_WORKERS), 1)
+    chosen = os.environ.get("DELTALOG_THREADS", "")
+    limit = int(chosen) if chosen.strip().isdigit() else MAX_WORKERS
+    return max(min(cores, MAX_WORKERS, limit), 1)
 
 
 def map_in_threads(work: Callable[[T], U], items: Sequence[T], threads: int) -> list[U]:
