@@ -94,8 +94,6 @@ def _source_of(error: DeltalogError) -> str | None:
 
 def _reasoner(args, console=None):
     from deltalog.io import prefetch
-    if args.facts and args.backend != "spark":   # its files read while the modules below load (io/prefetch.py)
-        prefetch.prefetch_directory(args.facts)
     try:
         from deltalog.api import Reasoner
         reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
@@ -146,9 +144,12 @@ def _offload(args):
 
 
 def cmd_run(args) -> int:
+    _check_run_options(args)
+    if args.facts and args.backend != "spark":   # its files read while the modules load (io/prefetch.py)
+        from deltalog.io.prefetch import prefetch_directory
+        prefetch_directory(args.facts)   # (dropped by _reasoner once loaded, or on failure)
     from deltalog.diagnostics import refuse_overlap
     from deltalog.report import Progress, console_for, print_stats, print_stats_json
-    _check_run_options(args)
     console = console_for(args.quiet)
     started = time.perf_counter()
     reasoner = _reasoner(args, console)
