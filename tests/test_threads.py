@@ -72,16 +72,12 @@ def test_a_failing_write_on_threads_reports_the_first_failing_table_and_publishe
 
 
 @pytest.mark.parametrize("chosen, expected", [("1", 1), ("2", 2), ("", 2), ("x", 2), ("9", 2)])
-def test_deltalog_threads_caps_the_threads(tmp_path, monkeypatch, chosen, expected):
-    """DELTALOG_THREADS=1 runs every piece on the calling thread (and starts no prefetch: io/prefetch.py)."""
-    from deltalog.io import prefetch, threads
+def test_deltalog_threads_caps_the_threads(monkeypatch, chosen, expected):
+    """DELTALOG_THREADS=1 runs every piece on the calling thread."""
+    from deltalog.io import threads
     monkeypatch.setattr(threads.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setenv("DELTALOG_THREADS", chosen)
     assert threads.workers() == expected
     used = set()
     map_in_threads(lambda k: used.add(threading.get_ident()), list(range(8)), threads.workers())
     assert len(used) == expected
-    (tmp_path / "e.tsv").write_text("1\t2\n")
-    prefetch.prefetch_directory(tmp_path)
-    assert bool(prefetch._readers) == (expected > 1)
-    prefetch.forget()

@@ -93,15 +93,11 @@ def _source_of(error: DeltalogError) -> str | None:
 
 
 def _reasoner(args, console=None):
-    from deltalog.io import prefetch
-    try:
-        from deltalog.api import Reasoner
-        reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
-                            max_facts=args.max_facts, timeout=args.timeout, modules=args.modules, hd=args.hd)
-        if args.facts:
-            reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates, rdf_map=args.rdf_map)
-    finally:
-        prefetch.forget()
+    from deltalog.api import Reasoner
+    reasoner = Reasoner(Path(args.program), backend=_backend(args), offload=_offload(args),
+                        max_facts=args.max_facts, timeout=args.timeout, modules=args.modules, hd=args.hd)
+    if args.facts:
+        reasoner.load_directory(args.facts, rdf_predicates=args.rdf_predicates, rdf_map=args.rdf_map)
     if console is not None:   # program facts and @input files count too
         where = f" (program, @input and {args.facts})" if args.facts else " (program and @input)"
         console.log(f"loaded {reasoner.fact_count():,} facts{where}")
@@ -144,12 +140,9 @@ def _offload(args):
 
 
 def cmd_run(args) -> int:
-    _check_run_options(args)
-    if args.facts and args.backend != "spark":   # its files read while the modules load (io/prefetch.py)
-        from deltalog.io.prefetch import prefetch_directory
-        prefetch_directory(args.facts)   # (dropped by _reasoner once loaded, or on failure)
     from deltalog.diagnostics import refuse_overlap
     from deltalog.report import Progress, console_for, print_stats, print_stats_json
+    _check_run_options(args)
     console = console_for(args.quiet)
     started = time.perf_counter()
     reasoner = _reasoner(args, console)

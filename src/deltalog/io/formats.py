@@ -92,10 +92,6 @@ def _read_names_or_small(path: str | os.PathLike, dialect: Dialect, arity: int |
 
 def _read_ints(path: str | os.PathLike, dialect: Dialect, arity: int | None) -> IntTable | None:
     """The IntTable of the file, or None (also when it cannot be read: the general reader says why)."""
-    from deltalog.io.prefetch import take
-    read, table = take(path, dialect.separator, arity)   # read while the modules loaded (io/prefetch.py)
-    if read:
-        return table
     try:
         with open(path, "rb") as file:
             if not plausible(file.read(HEAD_BYTES), dialect.separator):

@@ -16,7 +16,7 @@ MAX_WORKERS = 4   # beyond this the passes are bound by memory bandwidth, not by
 
 def workers() -> int:
     """The threads to use: the cores this process may run on, at most MAX_WORKERS and at most the
-    environment's ``DELTALOG_THREADS`` (1: no thread but the caller's, io/prefetch.py's included)."""
+    environment's ``DELTALOG_THREADS`` (1: no thread but the caller's)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     chosen = os.environ.get("DELTALOG_THREADS", "")
     limit = int(chosen) if chosen.strip().isdigit() else MAX_WORKERS
