@@ -11,9 +11,9 @@ and digit counts kept in one byte (docs/benchmarks.md, Stop 16).
 
 The buffer is then parsed in slices of whole lines of about ``SLICE_BYTES`` (``_slices``), on up
 to ``workers()`` threads (io/threads.py): a slice's arrays (~8 bytes a byte of text at most) stay in
-the cache and come from memory the previous slice freed, and NumPy's passes release the GIL, so two
-cores parse two slices at once. Reach-tiny's 13.7 MB: ~80 ms of CPU on one pass over the file, ~70 ms in 1 MB slices
-on one thread, ~50-60 ms of wall on two (docs/benchmarks.md, Stop 19).
+a core's 2 MB L2 cache and come from memory the previous slice freed, and NumPy's passes release the
+GIL, so two cores parse two slices at once. Reach-tiny's 13.7 MB in a fresh process on one thread:
+~97 ms of CPU in one pass, 77 ms in 1 MB slices, 66 ms in 128 kB ones (docs/benchmarks.md, Stop 19).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from deltalog.io.threads import map_in_threads, workers
 MAX_DIGITS = 18   # 10**18 - 1 < 2**63 - 1: a cell this short always fits 64 bits
 _ZERO, _MINUS, _LINE = 48, 45, 10
 _PAD = 24   # bytes before the data: the three 8-byte words of an 18-digit cell that starts the file
-SLICE_BYTES = 1 << 20   # a slice of the file parsed at once (whole lines: a slice ends after a line feed)
+SLICE_BYTES = 1 << 17   # a slice of the file parsed at once (whole lines: a slice ends after a line feed);
+# 64 kB-128 kB measured best, 1 MB 17% and one pass 45% slower (bench/int_parse_ab.py --slices)
 
 
 def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable | None:
