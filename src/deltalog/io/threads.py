@@ -15,12 +15,18 @@ MAX_WORKERS = 4   # beyond this the passes are bound by memory bandwidth, not by
 
 
 def workers() -> int:
-    """The threads to use: the cores this process may run on, at most MAX_WORKERS and at most the
-    environment's ``DELTALOG_THREADS`` (1: no thread but the caller's)."""
+    """The threads to use: ``DELTALOG_THREADS`` if the environment sets it (1: no thread but the
+    caller's), else this thread and one more per core this process may run on that the last minute's
+    load left idle, rounded (the rule of ``make -l``: on two cores, two threads below a load average
+    of 1.5, this process included); at most MAX_WORKERS. A busy core gives a thread no wall time back
+    but costs it CPU (page faults in a fresh malloc arena, the GIL handed back and forth): at load 2-6,
+    two threads ran the issue-15 workloads in 0-12% more CPU and no less wall (docs/benchmarks.md, Stop 19)."""
+    chosen = os.environ.get("DELTALOG_THREADS", "").strip()
+    if chosen.isdigit():
+        return max(min(int(chosen), MAX_WORKERS), 1)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    chosen = os.environ.get("DELTALOG_THREADS", "")
-    limit = int(chosen) if chosen.strip().isdigit() else MAX_WORKERS
-    return max(min(cores, MAX_WORKERS, limit), 1)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return max(min(cores, MAX_WORKERS, 1 + int(max(cores - load, 0.0) + 0.5)), 1)
 
 
 def map_in_threads(work: Callable[[T], U], items: Sequence[T], threads: int) -> list[U]:
