@@ -33,7 +33,8 @@ SRC = BENCH.parent / "src"
 OUT = Path("/tmp/wall_ab_out")
 
 
-def commands(case: Path, base: Path | None, threads: tuple[str, ...] = ()) -> dict[str, tuple[list[str], dict[str, str]]]:
+def commands(case: Path, base: Path | None,
+             threads: tuple[str, ...] = ()) -> dict[str, tuple[list[str], dict[str, str]]]:
     def run(engine: str) -> list[str]:   # a fresh output directory per engine and case (emptied before each run)
         return [sys.executable, "-m", "deltalog", "run", str(case / "program.dl"), "--facts", str(case / "facts"),
                 "--out", str(OUT / f"{engine}-{case.name}"), "--quiet"]
