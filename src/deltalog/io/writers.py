@@ -90,8 +90,8 @@ def _check_tsv(df: pl.DataFrame) -> None:
 
 WRITE_CHUNK_ROWS = 1 << 16
 """Rows of an IntTable or a PlainTable laid out as text at once: a slice's text matrices stay in a
-core's L2 cache (pipeline's four relations, 1.37M rows, fresh process: 41.4 ms CPU at 2^18 rows, 28.9 ms
-at 2^15-2^16, 34.9 ms at 2^13; docs/benchmarks.md, Stop 19)."""
+core's L2 cache (pipeline-shaped outputs, 1.37M rows, fresh process: 46.2 ms CPU at 2^18 rows, 31.5 ms
+at 2^16, 38.9 ms at 2^13: ``bench/write_chunks.py``, docs/design.md)."""
 NUMPY_WRITE_CELLS = 8_000_000
 """Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet, when some column
 spans a wide range of values (each digit place then costs a division). Measured in a fresh process
