@@ -9,11 +9,11 @@ footprint is paid as system time in every run that reads a large file. A file is
 the padded buffer the parse works on (no bytes object, no copy of it), offsets are updated in place
 and digit counts kept in one byte (docs/benchmarks.md, Stop 16).
 
-The buffer is then parsed in slices of whole lines of about ``SLICE_BYTES`` (``_slices``), on up
-to ``workers()`` threads (io/threads.py): a slice's arrays (~8 bytes a byte of text at most) stay in
-a core's 2 MB L2 cache and come from memory the previous slice freed, and NumPy's passes release the
-GIL, so two cores parse two slices at once. Reach-tiny's 13.7 MB in a fresh process on one thread:
-~97 ms of CPU in one pass, 77 ms in 1 MB slices, 66 ms in 128 kB ones (docs/benchmarks.md, Stop 19).
+The buffer is then parsed in slices of whole lines of about ``SLICE_BYTES`` (``_slices``): a slice's
+arrays (~8 bytes a byte of text at most) stay in a core's 2 MB L2 cache and come from memory the
+previous slice freed. Reach-tiny's 13.7 MB in a fresh process: ~97 ms of CPU in one pass, 77 ms in
+1 MB slices, 66 ms in 128 kB ones (docs/benchmarks.md, Stop 19). The slices are independent (NumPy's
+passes release the GIL), so ``DELTALOG_THREADS`` can spread them over threads (io/threads.py).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def _terminated(padded: np.ndarray, size: int) -> np.ndarray:
 
 def _parse_slices(padded: np.ndarray, separator: str, arity: int | None) -> IntTable | None:
     """The table of the buffer's cells (after _PAD bytes, ending in a line feed), parsed slice by slice
-    on up to ``workers()`` threads; None when any slice is not all canonical ints in rows of ``arity`` cells
+    on ``workers()`` threads; None when any slice is not all canonical ints in rows of ``arity`` cells
     (of the first row's number of cells when None)."""
     data = padded[_PAD:]
     if arity is None:

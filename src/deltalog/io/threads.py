@@ -1,6 +1,7 @@
 """Work spread over a few threads: NumPy's passes over large arrays and file writes release the GIL, so
-independent pieces of a load or a write (slices of a file, the files of an output directory) run on
-several cores at once (issue 15: DuckDB reads and writes on every core; docs/benchmarks.md, Stop 19)."""
+independent pieces of a load or a write (slices of a file, the files of an output directory) can run on
+several cores at once (issue 15: DuckDB reads and writes on every core). Only when asked
+(``DELTALOG_THREADS``): measured, it did not pay (``workers``)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,14 @@ MAX_WORKERS = 4   # beyond this the passes are bound by memory bandwidth, not by
 
 
 def workers() -> int:
-    """The threads to use: ``DELTALOG_THREADS`` if the environment sets it (1: no thread but the
-    caller's), else this thread and one more per core this process may run on that the last minute's
-    load left idle, rounded (the rule of ``make -l``: on two cores, two threads below a load average
-    of 1.5, this process included); at most MAX_WORKERS. A busy core gives a thread no wall time back
-    but costs it CPU (page faults in a fresh malloc arena, the GIL handed back and forth): at load 2-6,
-    two threads ran the issue-15 workloads in 0-12% more CPU and no less wall (docs/benchmarks.md, Stop 19)."""
+    """The threads to use: ``DELTALOG_THREADS`` if the environment sets it (at most MAX_WORKERS), else 1.
+
+    One by default because a second thread bought no wall time in whole runs, only CPU (page faults in
+    a fresh malloc arena, the GIL handed back and forth): issue 15's workloads at load 1.2, 11
+    interleaved runs, two threads vs one: wall within +-5 ms, CPU +19-40 ms (docs/benchmarks.md, Stop
+    19; stop 16's two halves found the same). The slices themselves are the gain, on one thread."""
     chosen = os.environ.get("DELTALOG_THREADS", "").strip()
-    if chosen.isdigit():
-        return max(min(int(chosen), MAX_WORKERS), 1)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return max(min(cores, MAX_WORKERS, 1 + int(max(cores - load, 0.0) + 0.5)), 1)
+    return max(min(int(chosen), MAX_WORKERS), 1) if chosen.isdigit() else 1
 
 
 def map_in_threads(work: Callable[[T], U], items: Sequence[T], threads: int) -> list[U]:

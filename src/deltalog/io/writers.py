@@ -182,10 +182,9 @@ def write_relations(
     The files are written into a temporary sibling directory ``out_dir.tmp-<random suffix>`` first and
     published into ``out_dir`` (created if missing) together, only when all of them were written (see
     ``_publish``); on failure ``out_dir`` is left as it was and the temporary directory is removed.
-    Other files and directories in ``out_dir`` are kept. The files are written on up to ``workers()``
-    threads (io/threads.py: the text is made by NumPy and written by the OS without the GIL; the
-    pipeline's four relations, 1.37M rows: ~45 -> ~25 ms of wall, docs/benchmarks.md, Stop 19); a
-    failure is the one the first failing table in ``tables``' order gives.
+    Other files and directories in ``out_dir`` are kept. The files are written on ``workers()``
+    threads (io/threads.py: one unless ``DELTALOG_THREADS`` asks for more); a failure is the one the
+    first failing table in ``tables``' order gives, as on one thread.
     ``ready``: the tables already in their Parquet form (``deltalog.io.declared.parquet_columns``).
     """
     fmt, out = _format(format), Path(out_dir)
