@@ -157,3 +157,54 @@ def test_python_rows_that_are_not_all_64_bit_ints_go_the_polars_way(rows):
         assert "does not fit 64 bits" in str(error)
         return
     assert isinstance(table, pl.DataFrame)
+
+
+sliced_cells = st.one_of(st.integers(-10**6, 10**6).map(str), st.integers(-10**18 + 1, 10**18 - 1).map(str),
+                         st.integers(-2**63, 2**63 - 1).map(str), st.sampled_from(TRICKY))
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.lists(sliced_cells, min_size=2, max_size=2), min_size=1, max_size=40),
+       bad_rows=st.lists(st.integers(0, 39), max_size=2), ending=st.sampled_from(["\n", "\n", "\r\n"]),
+       last=st.booleans(), blank=st.integers(-1, 39), slice_bytes=st.integers(1, 64), workers=st.integers(1, 3),
+       arity=st.sampled_from([None, 2, 3]))
+@example(rows=[["1", "-2"]] * 30, bad_rows=[], ending="\n", last=False, blank=-1, slice_bytes=7, workers=2, arity=None)
+@example(rows=[["12", "34"]] * 30, bad_rows=[], ending="\n", last=True, blank=20, slice_bytes=5, workers=2, arity=None)
+def test_a_file_read_in_slices_on_threads_reads_as_the_general_reader_reads_it(
+        tmp_path_factory, rows, bad_rows, ending, last, blank, slice_bytes, workers, arity):
+    """io/int_reader parses a file in slices of whole lines on several threads: however the slices fall
+    (a few bytes each: cuts after every line), the table is the one the general reader gives, and a
+    file it does not take (a 19-digit cell, a CRLF, a blank line, a ragged or bad row anywhere, in
+    any slice) goes to the general reader, whose error names the same file, line and column."""
+    from deltalog.io import int_reader
+    rows = [r[:1] if k in bad_rows else r for k, r in enumerate(rows)]   # a ragged row here and there
+    lines = ["\t".join(r) for r in rows]
+    if 0 <= blank < len(lines):
+        lines.insert(blank, "")
+    text = ending.join(lines) + (ending if last else "")
+    path = tmp_path_factory.mktemp("f") / "p.tsv"
+    path.write_bytes(text.encode())
+    expected = outcome(read_table, path, arity=arity)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(int_reader, "SLICE_BYTES", slice_bytes)
+        patch.setattr(int_reader, "workers", lambda: workers)
+        assert same(outcome(read_decoded, path, arity=arity), expected)
+        sliced = read_int_cells(text.encode(), "\t", arity)
+    whole = read_int_cells(text.encode(), "\t", arity)   # one slice: the file as one buffer
+    assert (sliced is None) == (whole is None)
+    if sliced is not None:
+        assert np.array_equal(sliced.rows, whole.rows)
+
+
+def test_a_large_file_of_ints_is_parsed_in_slices_on_threads_to_the_same_table(monkeypatch):
+    """Thousands of rows in many slices on two threads: every value where it was, the arity of the
+    first row, the columns views of one row matrix."""
+    from deltalog.io import int_reader
+    rng = np.random.default_rng(19)
+    values = rng.integers(-10**17, 10**17, (5000, 3))
+    text = "".join(f"{a}\t{b}\t{c}\n" for a, b, c in values.tolist()).encode()
+    monkeypatch.setattr(int_reader, "SLICE_BYTES", 4096)
+    monkeypatch.setattr(int_reader, "workers", lambda: 2)
+    table = read_int_cells(text, "\t", None)
+    assert table is not None and np.array_equal(table.rows, values) and table.width == 3
+

@@ -7,33 +7,41 @@ every array the parse allocates is memory the process has never touched before (
 in and zeroed by the kernel) unless an earlier array of the run freed it, so the parse's peak
 footprint is paid as system time in every run that reads a large file. A file is read straight into
 the padded buffer the parse works on (no bytes object, no copy of it), offsets are updated in place
-and digit counts kept in one byte: 1M rows of two ids (13.7 MB) peak at ~70 MB instead of ~144 MB
-(docs/benchmarks.md, Stop 16).
+and digit counts kept in one byte (docs/benchmarks.md, Stop 16).
+
+The buffer is then parsed in slices of whole lines of about ``SLICE_BYTES`` (``_slices``): a slice's
+arrays (~8 bytes a byte of text at most) stay in a core's 2 MB L2 cache and come from memory the
+previous slice freed. Reach-tiny's 13.7 MB in a fresh process: ~97 ms of CPU in one pass, 77 ms in
+1 MB slices, 66 ms in 128 kB ones (docs/benchmarks.md, Stop 19). The slices are independent (NumPy's
+passes release the GIL), so ``DELTALOG_THREADS`` can spread them over threads (io/threads.py).
 """
 
 from __future__ import annotations
 
 import io
 import os
+import threading
 
 import numpy as np
 
 from deltalog.io.int_columns import IntTable
+from deltalog.io.threads import map_in_threads, workers
 
 MAX_DIGITS = 18   # 10**18 - 1 < 2**63 - 1: a cell this short always fits 64 bits
 _ZERO, _MINUS, _LINE = 48, 45, 10
 _PAD = 24   # bytes before the data: the three 8-byte words of an 18-digit cell that starts the file
-_CHECK_BYTES = 1 << 20   # plausible() checks a buffer in slices of this size (bytes.translate wants bytes)
+SLICE_BYTES = 1 << 17   # a slice of the file parsed at once (whole lines: a slice ends after a line feed);
+# 64 kB-128 kB measured best, 1 MB 17% and one pass 45% slower (bench/int_parse_ab.py --slices)
 
 
 def read_int_cells(data: bytes, separator: str, arity: int | None) -> IntTable | None:
     """The table of a file of canonical ints in rows of ``arity`` cells (of the first row's number of
     cells when None), or None when the file is anything else (see io/int_columns.py)."""
-    if not data or len(separator) != 1 or not plausible(data, separator):
+    if not data or len(separator) != 1:
         return None
     padded = np.empty(_PAD + len(data) + 1, np.uint8)
     padded[_PAD:_PAD + len(data)] = np.frombuffer(data, np.uint8)
-    return _parse(_terminated(padded, len(data)), separator, arity, data.count(b"-"))
+    return _parse_slices(_terminated(padded, len(data)), separator, arity)
 
 
 def read_int_file(file: io.BufferedIOBase, separator: str, arity: int | None) -> IntTable | None:
@@ -47,13 +55,7 @@ def read_int_file(file: io.BufferedIOBase, separator: str, arity: int | None) ->
     if got < size or file.read(1):   # the file changed size while it was read: read it as it is now
         file.seek(start)
         return read_int_cells(file.read(), separator, arity)
-    data, minus = padded[_PAD:_PAD + size], 0
-    for at in range(0, size, _CHECK_BYTES):
-        chunk = data[at:at + _CHECK_BYTES].tobytes()
-        if not plausible(chunk, separator):
-            return None
-        minus += chunk.count(b"-")
-    return _parse(_terminated(padded, size), separator, arity, minus) if size else None
+    return _parse_slices(_terminated(padded, size), separator, arity) if size else None
 
 
 def plausible(data: bytes, separator: str) -> bool:
@@ -78,23 +80,66 @@ def _terminated(padded: np.ndarray, size: int) -> np.ndarray:
     return padded
 
 
-def _parse(padded: np.ndarray, separator: str, arity: int | None, minus: int) -> IntTable | None:
-    """The table of the buffer's cells (``minus``: the number of '-' bytes in it, counted by the caller
-    over bytes, 3 vs ~9 ms for 13.7 MB as a NumPy comparison)."""
+def _parse_slices(padded: np.ndarray, separator: str, arity: int | None) -> IntTable | None:
+    """The table of the buffer's cells (after _PAD bytes, ending in a line feed), parsed slice by slice
+    on ``workers()`` threads; None when any slice is not all canonical ints in rows of ``arity`` cells
+    (of the first row's number of cells when None)."""
+    data = padded[_PAD:]
+    if arity is None:
+        arity = data[:_line_end(data, 0)].tobytes().count(separator.encode()) + 1
+    if arity < 1:
+        return None
+    cuts = _slices(data, SLICE_BYTES)
+    slices = [padded[lo:_PAD + hi] for lo, hi in zip(cuts, cuts[1:])]   # each with the _PAD bytes before it
+    failed = threading.Event()   # a slice that is no int rows: the file is not taken, the rest left unparsed
+
+    def parse(part: np.ndarray) -> np.ndarray | None:
+        values = None if failed.is_set() else _slice_values(part, separator, arity)
+        if values is None:
+            failed.set()
+        return values
+
+    parts = [part for part in map_in_threads(parse, slices, workers()) if part is not None]
+    if failed.is_set():
+        return None
+    return IntTable.of_rows((parts[0] if len(parts) == 1 else np.concatenate(parts)).reshape(-1, arity))
+
+
+def _slices(data: np.ndarray, size: int) -> list[int]:
+    """Offsets cutting ``data`` (ending in a line feed) into slices of whole lines of about ``size`` bytes."""
+    cuts = [0]
+    while cuts[-1] < data.size:
+        target = cuts[-1] + size
+        cuts.append(data.size if target >= data.size else _line_end(data, target))
+    return cuts
+
+
+def _line_end(data: np.ndarray, at: int) -> int:
+    """The offset after the first line feed at or after ``at`` (``data`` ends in one)."""
+    width = 256
+    while at < data.size:
+        found = np.flatnonzero(data[at:at + width] == _LINE)
+        if found.size:
+            return at + int(found[0]) + 1
+        at, width = at + width, width * 4
+    return data.size
+
+
+def _slice_values(padded: np.ndarray, separator: str, arity: int) -> np.ndarray | None:
+    """The cells of one slice (whole lines after _PAD bytes, which belong to the previous slice or are the
+    file's padding: the parse masks them off) in row order, or None if the slice is anything else."""
+    text = padded[_PAD:].tobytes()   # bytes.translate and count are the cheapest checks (3 vs ~9 ms for
+    if not plausible(text, separator):   # 13.7 MB as NumPy comparisons), and want bytes
+        return None
     buf = padded[_PAD:]
     sep = ord(separator)
     terminator = buf == sep
     terminator |= buf == _LINE
     ends = np.flatnonzero(terminator)   # the byte after each cell
     del terminator
-    first_line = int(np.argmax(buf[ends] == _LINE))
-    arity = arity if arity is not None else first_line + 1
-    if arity < 1 or ends.size % arity or not regular_rows(buf[ends].reshape(-1, arity), sep):
+    if ends.size % arity or not regular_rows(buf[ends].reshape(-1, arity), sep):
         return None
-    values = _cell_values(padded, ends, minus)
-    if values is None:
-        return None
-    return IntTable.of_rows(values.reshape(-1, arity))
+    return _cell_values(padded, ends, text.count(b"-"))
 
 
 def _cell_values(padded: np.ndarray, ends: np.ndarray, minus: int) -> np.ndarray | None:

@@ -15,6 +15,7 @@ from deltalog.errors import InputError
 from deltalog.io.int_columns import IntTable, as_polars, int_cells_bytes, narrow_range
 from deltalog.io.plain_cells import PlainTable, plain_table_bytes
 from deltalog.io.text_table import TextTable, text_table_bytes, tsv_empty_cell, tsv_unwritable_cell
+from deltalog.io.threads import map_in_threads, workers
 from deltalog.storage.values import STRING
 
 if TYPE_CHECKING:   # imported where a frame is written: a relation of ints is written without it
@@ -87,7 +88,10 @@ def _check_tsv(df: pl.DataFrame) -> None:
             raise tsv_unwritable_cell(name)
 
 
-WRITE_CHUNK_ROWS = 1 << 18
+WRITE_CHUNK_ROWS = 1 << 16
+"""Rows of an IntTable or a PlainTable laid out as text at once: a slice's text matrices stay in a
+core's L2 cache (pipeline-shaped outputs, 1.37M rows, fresh process: 46.2 ms CPU at 2^18 rows, 31.5 ms
+at 2^16, 38.9 ms at 2^13: ``bench/write_chunks.py``, docs/design.md)."""
 NUMPY_WRITE_CELLS = 8_000_000
 """Largest IntTable (rows x columns) written by NumPy while Polars is not imported yet, when some column
 spans a wide range of values (each digit place then costs a division). Measured in a fresh process
@@ -178,7 +182,9 @@ def write_relations(
     The files are written into a temporary sibling directory ``out_dir.tmp-<random suffix>`` first and
     published into ``out_dir`` (created if missing) together, only when all of them were written (see
     ``_publish``); on failure ``out_dir`` is left as it was and the temporary directory is removed.
-    Other files and directories in ``out_dir`` are kept.
+    Other files and directories in ``out_dir`` are kept. The files are written on ``workers()``
+    threads (io/threads.py: one unless ``DELTALOG_THREADS`` asks for more); a failure is the one the
+    first failing table in ``tables``' order gives, as on one thread.
     ``ready``: the tables already in their Parquet form (``deltalog.io.declared.parquet_columns``).
     """
     fmt, out = _format(format), Path(out_dir)
@@ -188,8 +194,9 @@ def write_relations(
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{out.name}.tmp-", dir=out.parent))
     try:
-        for name, df in tables.items():
-            _write(df, staging / f"{name}.{EXTENSIONS[fmt]}", fmt, name in ready, name)
+        def write(name: str) -> None:
+            _write(tables[name], staging / f"{name}.{EXTENSIONS[fmt]}", fmt, name in ready, name)
+        map_in_threads(write, list(tables), workers())
         _publish(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
