@@ -185,15 +185,14 @@ class RowHistory(RowDeaths):
         rows (order preserved, no sort), so nothing is re-hashed or re-sorted. Rebuilding them instead
         cost Claros-like maintenance ~0.6 of a rematerialisation each ~9th update (docs/benchmarks.md,
         stop 19)."""
-        if not self.deleted_rows:
-            return
         keep = self.died() == ALIVE
-        if not self.tuples.renumberable():
-            self._rebuild(keep, self.died())
+        if not self.deleted_rows or not self.tuples.renumberable():
+            self._rebuild(keep, self.died())   # (no dead row: a new layout and no death marks, as saves expect)
             return
-        new_of_old = np.cumsum(keep) - 1
+        kept_before = np.concatenate([[0], np.cumsum(keep)])   # kept rows among the first i rows
+        # row i's new id (-1: dropped), 4 bytes a row when ids fit: random gathers from it miss less
+        new_id = np.where(keep, kept_before[1:] - 1, -1).astype(np.int32 if len(self) < 2**31 else np.int64)
         rows = [c[keep] for c in self.stored_columns()]
-        kept_before = np.concatenate([[0], new_of_old + 1])   # kept rows among the first i rows
         marks = [(g, int(kept_before[end])) for g, end in zip(self._generations, self._ends)]
         tuples, indexes = self.tuples, self._indexes
         self._reset()
@@ -204,9 +203,9 @@ class RowHistory(RowDeaths):
                 self._generations.append(generation)
                 self._ends.append(end)
         self._max_id = max((int(c.max()) for c in rows if c.size), default=-1)
-        tuples.renumber(new_of_old)
+        tuples.renumber(new_id)
         self.tuples = tuples
-        self._indexes = {p: i.renumbered(keep, kept_before) for p, i in indexes.items()}
+        self._indexes = {p: i.renumbered(new_id, kept_before) for p, i in indexes.items()}
 
     def _rebuild(self, keep: np.ndarray, died: np.ndarray) -> None:
         """Start afresh with the kept rows, their insertion generations and deletion marks."""

@@ -186,11 +186,11 @@ class TupleSet:
         """Whether :meth:`renumber` can follow a compaction (a wide row set keeps rows its own way)."""
         return self._wide is None
 
-    def renumber(self, new_of_old: np.ndarray) -> None:
-        """The relation renumbered its rows (every row held is kept, and row ``i`` is now
-        ``new_of_old[i]``): keys stay where they are, a map's row ids are renumbered in place."""
+    def renumber(self, new_id: np.ndarray) -> None:
+        """The relation renumbered its rows (every row held is kept, and row ``i`` is now ``new_id[i]``):
+        keys stay where they are, a map's row ids are renumbered in place."""
         if isinstance(self._keys, Int64HashMap):
-            self._keys.renumber(new_of_old)
+            self._keys.renumber(new_id)
 
     def needs_rebuild(self, columns: Columns) -> bool:
         """Ids outgrew the radix, or a hash set has grown dense enough to become a byte or bit map."""
