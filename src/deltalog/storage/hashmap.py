@@ -39,6 +39,12 @@ class Int64HashMap(Int64HashSet):
         table._values[slots] = values
         return table
 
+    def renumber(self, new_id: np.ndarray) -> None:
+        """Replace each value v by ``new_id[v]`` (one gather: the keys and their slots stay)."""
+        values = self._slot_values()
+        held = slice(None) if self._sorted is not None else np.flatnonzero(self._table >= 0)
+        values[held] = new_id[values[held]]
+
     def _slot_values(self) -> np.ndarray:
         assert self._values is not None, "a map's table always carries values"
         return self._values

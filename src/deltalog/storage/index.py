@@ -134,6 +134,22 @@ class SortedIndex:
             del runs[-len(merged):]
             runs.append(Run.merged(merged, self._space()))
 
+    def renumbered(self, new_id: np.ndarray, kept_before: np.ndarray) -> "SortedIndex":
+        """This index over the kept rows of a compacted relation (``new_id[i]``: row i's new id, -1 if
+        dropped; ``kept_before[i]``: kept rows among rows 0..i-1): each run loses its dropped rows and
+        renumbers the others; a monotone renumbering keeps every run sorted by key, then row, so nothing
+        is re-sorted (one gather of each row's new id)."""
+        index = SortedIndex(self.positions)
+        index.radix, index.exact = self.radix, self.exact
+        index._covered = int(kept_before[self._covered])
+        for run in self.runs:
+            rows = new_id[run.rows]
+            kept = rows >= 0
+            lo, hi = int(kept_before[run.row_lo]), int(kept_before[run.row_hi])
+            if hi > lo:
+                index.runs.append(Run.build(lo, hi, run.keys[kept], rows[kept].astype(np.int64), self._space()))
+        return index
+
     def probe(self, key_columns: list[np.ndarray], row_lo: int, row_hi: int, n: int | None = None) -> "Probe":
         """Prepare the lookup of each probe row among rows row_lo..row_hi (n: probe rows, for empty keys)."""
         rows = len(key_columns[0]) if key_columns else n

@@ -182,6 +182,16 @@ class TupleSet:
         if all_rows and len(all_rows[0]):
             self.record(all_rows, row_ids)
 
+    def renumberable(self) -> bool:
+        """Whether :meth:`renumber` can follow a compaction (a wide row set keeps rows its own way)."""
+        return self._wide is None
+
+    def renumber(self, new_id: np.ndarray) -> None:
+        """The relation renumbered its rows (every row held is kept, and row ``i`` is now ``new_id[i]``):
+        keys stay where they are, a map's row ids are renumbered in place."""
+        if isinstance(self._keys, Int64HashMap):
+            self._keys.renumber(new_id)
+
     def needs_rebuild(self, columns: Columns) -> bool:
         """Ids outgrew the radix, or a hash set has grown dense enough to become a byte or bit map."""
         return self._radix == 0 or not self._fits(columns) or self._dense_enough(len(columns[0]))
