@@ -185,9 +185,10 @@ class RowHistory(RowDeaths):
         rows (order preserved, no sort), so nothing is re-hashed or re-sorted. Rebuilding them instead
         cost Claros-like maintenance ~0.6 of a rematerialisation each ~9th update (docs/benchmarks.md,
         stop 19)."""
-        keep = self.died() == ALIVE
+        died = self.died()
+        keep = died == ALIVE
         if not self.deleted_rows or not self.tuples.renumberable():
-            self._rebuild(keep, self.died())   # (no dead row: a new layout and no death marks, as saves expect)
+            self._rebuild(keep, died)   # (no dead row: a new layout and no death marks, as saves expect)
             return
         kept_before = np.concatenate([[0], np.cumsum(keep)])   # kept rows among the first i rows
         # row i's new id (-1: dropped), 4 bytes a row when ids fit: random gathers from it miss less
