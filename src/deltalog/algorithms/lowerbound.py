@@ -41,6 +41,7 @@ from typing import Iterator, Mapping
 
 from deltalog.algorithms.aggregate_rules import aggregate_results
 from deltalog.algorithms.overdeletion import lost_derivations
+from deltalog.algorithms.unfolding import unfolded
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.memo import IdentityMemo
 from deltalog.modules import modules_of
@@ -124,7 +125,8 @@ def unwitnessed(update: Update, stratum: Stratum, p: str, candidates: ir.Node, f
 def checks(update: Update, stratum: Stratum, p: str, candidates: ir.Node, found: View | None) -> Iterator[ir.Node]:
     """What keeps a candidate of ``p``: the facts still in E \\ E⁻, then plans of the candidates a rule
     of the stratum reading only lower strata derives now, rule by rule, then those a module's closure of
-    final inputs still gives."""
+    final inputs still gives, then those a recursive rule unfolded into renaming rules derives now
+    (algorithms/unfolding.py)."""
     arity = update.reasoning.arities[p]
     if explicit := update.explicit_store(p):
         yield tuples_of(explicit, arity)
@@ -133,6 +135,9 @@ def checks(update: Update, stratum: Stratum, p: str, candidates: ir.Node, found:
             yield derived_now(update, info, found, candidates)
     for module in modules_of(stratum):
         yield from (plan for _, plan in module.holds(update, p, candidates))
+    if found is not None:   # a recursive stratum: its candidates are stored
+        for unfolding in unfolded(stratum, p):
+            yield from unfolding.checks(update, found, candidates)
 
 
 def derived_now(update: Update, info: RuleInfo, found: View | None, candidates: ir.Node) -> ir.Node:
