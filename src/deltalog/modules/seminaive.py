@@ -19,7 +19,7 @@ from deltalog.plan import ir
 from deltalog.plan.rule_rewrites import HeadIn, MatchNegation, NegationsIn, Produce, StartAt
 from deltalog.plan.rules import FULL, View, instance_bindings, rule_plan
 from deltalog.reasoning.context import Reasoning, rule_label
-from deltalog.reasoning.instances import delta_rule_plans, one_step_rederivation
+from deltalog.reasoning.instances import delta_rule_plans, one_atom, one_atom_plan, one_step_rederivation
 from deltalog.reasoning.update import Update
 
 
@@ -99,6 +99,9 @@ class SeminaiveModule:
             for i in self.recursive_positions(info):
                 if info.positive[i].predicate not in shrunk:   # an empty delta: no instance to find
                     continue
+                if one_atom(info):   # no join: the plan without the cache (``one_atom_plan``)
+                    yield info, one_atom_plan(info, v.deleted_at(previous), rule_label(info))
+                    continue
                 views = [v.surviving if a.predicate not in self.predicates else
                          v.alive_after(previous) if j < i else
                          v.deleted_at(previous) if j == i else v.alive_after(previous - 1)
@@ -136,6 +139,10 @@ class SeminaiveModule:
             for i in self.recursive_positions(info):
                 predicate = info.positive[i].predicate
                 if predicate not in grown:   # an empty delta: no instance to find
+                    continue
+                if one_atom(info):   # no join: the plan without the cache (``one_atom_plan``)
+                    yield info, one_atom_plan(info, View(generation, generation + 1, relation=deltas[predicate]),
+                                              rule_label(info))
                     continue
                 views = [View(generation, generation + 1, relation=deltas[predicate]) if j == i else View()
                          for j in range(len(info.positive))]
