@@ -5,7 +5,7 @@ The check keeps a candidate of stratum s that a nonrecursive rule of s derives n
 lower strata, which are final. A recursive rule reads a predicate q of s, whose facts overdeletion may still
 delete, so it cannot vouch for a candidate as it stands. But where q's atom is replaced by the body of a
 rule of s that renames one atom of a lower stratum (``q(X) :- b(X, Y)``, ``lowerbound.renamed_atom``), the
-result reads only final facts: an instance of the unfolded rule is an instance of the recursive rule over a
+result reads only final facts (so do q's facts still explicit): an instance of the unfolded rule is an instance of the recursive rule over a
 fact of q that a nonrecursive rule derives now, so the candidate is in the new materialisation (001's
 non-repetitive DRed stays exact: the facts kept are in I', as for the nonrecursive rules' check).
 
@@ -17,7 +17,7 @@ to check. Only one level is unfolded, only into renaming rules, and only where t
 alone: then whether a fact of q proves the atom depends on the candidate alone, so the rest of the rule is
 planned once (``student(X) :- takesCourse(X, C), course(C)``, one instance per candidate) and the candidates
 it derives are kept unless no renaming rule of q derives q's fact now, the renamed atoms probed by index
-(``Unfolding.check``): ``chair``, ``student`` and ``teachingAssistant`` read ``person``, which has five
+(``Unfolding.checks``): ``chair``, ``student`` and ``teachingAssistant`` read ``person``, which has five
 renaming rules, and one plan each of the unfolded rules cost ~1 ms a predicate (docs/benchmarks.md, stop 20).
 """
 
