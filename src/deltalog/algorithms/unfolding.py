@@ -5,9 +5,10 @@ The check keeps a candidate of stratum s that a nonrecursive rule of s derives n
 lower strata, which are final. A recursive rule reads a predicate q of s, whose facts overdeletion may still
 delete, so it cannot vouch for a candidate as it stands. But where q's atom is replaced by the body of a
 rule of s that renames one atom of a lower stratum (``q(X) :- b(X, Y)``, ``lowerbound.renamed_atom``), the
-result reads only final facts (so do q's facts still explicit): an instance of the unfolded rule is an instance of the recursive rule over a
-fact of q that a nonrecursive rule derives now, so the candidate is in the new materialisation (001's
-non-repetitive DRed stays exact: the facts kept are in I', as for the nonrecursive rules' check).
+result reads only final facts (so do q's facts still explicit): an instance of the unfolded rule is an
+instance of the recursive rule over a fact of q that a nonrecursive rule derives now, so the candidate is in
+the new materialisation (001's non-repetitive DRed stays exact: the facts kept are in I', as for the
+nonrecursive rules' check).
 
 On the LUBM-like data, a deleted ``memberOf(s, d)`` of an undergraduate made ``person(s)`` (derived by
 ``person(Y) :- member(X, Y)``) a candidate that no nonrecursive rule derives: it was overdeleted with what
