@@ -118,7 +118,9 @@ class SortedIndex:
         return self.radix ** len(self.positions) if self.exact else None
 
     def _add_run(self, stored: list[np.ndarray], lo: int, hi: int) -> None:
-        keys, _ = self.key_of([stored[p][lo:hi] for p in self.positions], hi - lo)
+        fresh = [stored[p][lo:hi] for p in self.positions]
+        # stored ids lie in the key space (the radix covers them): one column is its own key, no mask made
+        keys = fresh[0] if len(fresh) == 1 and self.exact else self.key_of(fresh, hi - lo)[0]
         if nondecreasing(keys):   # rows stored in key order: a loaded relation's (``add_new``, sorted by
             rows = np.arange(lo, hi, dtype=np.int64)   # packed row) on its first columns; no sort
         else:
