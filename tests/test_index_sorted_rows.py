@@ -64,3 +64,12 @@ def test_a_loaded_relations_index_on_its_first_column_sorts_nothing():
     first = relation.columns()[0]
     probe = index.probe([np.array([0, 17, 4999])], 0, len(relation)).expand(0, 3)
     assert sorted(probe[1].tolist()) == np.flatnonzero(np.isin(first, [0, 17, 4999])).tolist()
+
+
+def test_a_run_over_rows_in_order_holds_its_own_keys():
+    """The run taken without a sort owns its keys: no view of the relation's column (which a later growth
+    would leave pinned, and which the run must not share)."""
+    relation = Relation("edge", 2)
+    relation.insert([np.arange(1000) // 3, np.arange(1000) % 7], generation=0)
+    index = relation.index((0,))
+    assert not any(np.shares_memory(run.keys, column) for run in index.runs for column in relation.columns())

@@ -123,6 +123,8 @@ class SortedIndex:
         keys = fresh[0] if len(fresh) == 1 and self.exact else self.key_of(fresh, hi - lo)[0]
         if nondecreasing(keys):   # rows stored in key order: a loaded relation's (``add_new``, sorted by
             rows = np.arange(lo, hi, dtype=np.int64)   # packed row) on its first columns; no sort
+            if len(fresh) == 1 and self.exact:   # a view of the relation's column: copied, so that the run
+                keys = keys.copy()   # neither pins a buffer the column outgrows nor sees it change
         else:
             keys, order = sort_with_positions(keys)
             rows = order + lo
