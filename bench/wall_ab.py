@@ -5,7 +5,8 @@
 Each repeat runs every engine once on every case before the next repeat (so a burst of load on the
 shared machine hits all of them; which engine goes first on a case rotates), from /tmp, as
 ``python -m deltalog run PROGRAM --facts FACTS --out DIR --quiet`` (DIR fresh; ``PYTHONPATH`` this
-checkout's src, or ``--base``; with ``--threads 1,2`` also this checkout under ``DELTALOG_THREADS=1``, 2)
+checkout's src, or ``--base``; with ``--threads 1,2`` also this checkout under ``DELTALOG_THREADS=1``, 2;
+with ``--env DELTALOG_PREFETCH=on,DELTALOG_PREFETCH=off`` under each of those settings)
 and as ``bench/peers.py duckdb CASE`` (``bench/workloads.py peer duckdb`` for the ``wl-`` cases); prints
 the median wall seconds of each, the ratios, the median CPU seconds (user + system, all threads) and
 the load average before and after (issue 15: start-up and I/O dominate these cases).
@@ -33,8 +34,8 @@ SRC = BENCH.parent / "src"
 OUT = Path("/tmp/wall_ab_out")
 
 
-def commands(case: Path, base: Path | None,
-             threads: tuple[str, ...] = ()) -> dict[str, tuple[list[str], dict[str, str]]]:
+def commands(case: Path, base: Path | None, threads: tuple[str, ...] = (),
+             settings: tuple[str, ...] = ()) -> dict[str, tuple[list[str], dict[str, str]]]:
     def run(engine: str) -> list[str]:   # a fresh output directory per engine and case (emptied before each run)
         return [sys.executable, "-m", "deltalog", "run", str(case / "program.dl"), "--facts", str(case / "facts"),
                 "--out", str(OUT / f"{engine}-{case.name}"), "--quiet"]
@@ -45,6 +46,9 @@ def commands(case: Path, base: Path | None,
         engines["base"] = (run("base"), {"PYTHONPATH": str(base)})
     for count in threads:   # this checkout on that many threads, whatever the load (io/threads.py)
         engines[f"threads-{count}"] = (run(f"threads-{count}"), {"PYTHONPATH": str(SRC), "DELTALOG_THREADS": count})
+    for setting in settings:   # this checkout with one environment variable set (NAME=VALUE)
+        name, _, value = setting.partition("=")
+        engines[setting] = (run(setting.replace("=", "-")), {"PYTHONPATH": str(SRC), name: value})
     engines["duckdb"] = (peer, {"PYTHONPATH": str(SRC)})
     return engines
 
@@ -65,9 +69,11 @@ def main() -> None:
     ap = case_arguments(repeat=5)
     ap.add_argument("--base", type=Path, help="src/ of the checkout to compare with")
     ap.add_argument("--threads", default="", help="comma-separated DELTALOG_THREADS to run this checkout with too")
+    ap.add_argument("--env", default="", help="comma-separated NAME=VALUE: this checkout run with each set too")
     args = ap.parse_args()
     threads = tuple(count for count in args.threads.split(",") if count)
-    cases = {name: commands(BENCH / "data" / name, args.base, threads) for name in args.cases}
+    settings = tuple(setting for setting in args.env.split(",") if "=" in setting)
+    cases = {name: commands(BENCH / "data" / name, args.base, threads, settings) for name in args.cases}
     times: dict[str, dict[str, list[tuple[float, float]]]] = {name: {e: [] for e in c} for name, c in cases.items()}
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     for repeat in range(args.repeat):

@@ -78,3 +78,25 @@ def test_one_group_column_by_every_path(data, function, duplicated, sparse):
     pick = {"count": lambda k: len(bindings[k]), "min": lambda k: min(values[k]), "max": lambda k: max(values[k]),
             "sum": lambda k: sum(values[k]), "median": lambda k: statistics.median(values[k])}[function]
     assert dict(zip(decoded[0], decoded[1])) == {key: pick(key) for key in bindings}
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3) | st.integers(-2**62, 2**62)), min_size=1, max_size=40),
+       st.sampled_from(["min", "max"]))
+def test_dense_extremes_packed_with_their_ids_or_not(data, function):
+    """One group column over a dense span: values and ids packed into one key when they fit 62 bits (one
+    ``ufunc.at`` gives the extreme and its id), else the rows holding the extreme are looked up; both give
+    the model's answers, groups in id order."""
+    from deltalog.backends.local.aggregate import _value_and_id
+    d = Dictionary()
+    g, v = (np.array([r[i] for r in data], np.int64) for i in range(2))
+    ids = d.encode_ints(v)
+    frame = Frame({"V": ids, "G": d.encode_ints(g)}, len(data))
+    spread = int(v.max()) - int(v.min())
+    if spread < 2**40 or spread >= 2**61:   # (ids here are below 2**7: a spread of 2**40 packs, 2**61 does not)
+        assert (_value_and_id(v.copy(), ids) is not None) == (spread < 2**40)
+    out = aggregate_frame(frame, ("G",), function, "V", "A", d)
+    assert out.columns["G"].tolist() == sorted(out.columns["G"].tolist())
+    pick = min if function == "min" else max
+    expected = {key: pick(value for k, value in data if k == key) for key, _ in data}
+    decoded = [[value for _, value in d.decode(out.columns[c])] for c in ("G", "A")]
+    assert dict(zip(decoded[0], decoded[1])) == expected

@@ -208,3 +208,14 @@ def test_a_large_file_of_ints_is_parsed_in_slices_on_threads_to_the_same_table(m
     table = read_int_cells(text, "\t", None)
     assert table is not None and np.array_equal(table.rows, values) and table.width == 3
 
+
+
+@given(st.lists(st.integers(-2**63, 2**63 - 1) | st.integers(-1000, 1000)
+                | st.sampled_from([0, 9, 10, 99, 100, 999, 1000, 10**17, 10**18 - 1, 10**18, -2**63, 2**63 - 1]),
+                min_size=1, max_size=30))
+def test_int_cells_are_their_decimal_texts(values):
+    """The writer's layout, two places a division (io/int_columns.py ``_right_aligned``): each cell is Python's
+    decimal text of its int, whatever the widths of the column's other cells (odd and even digit counts)."""
+    table = IntTable([np.array(values, np.int64), np.array(values[::-1], np.int64)])
+    expected = "".join(f"{a}\t{b}\n" for a, b in zip(values, values[::-1])).encode()
+    assert int_cells_bytes(table, "\t") == expected

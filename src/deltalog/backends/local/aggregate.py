@@ -149,6 +149,8 @@ def _dense_extremes(rows: Frame, group: str, argument: str, function: str, outpu
         return None
     at = keys - low if low else keys
     minimum = function == "min"
+    if (packed := _value_and_id(ints, ids)) is not None:
+        return _packed_extremes(at, packed, minimum, span, group, low, output)
     extreme = np.full(span, np.iinfo(np.int64).max if minimum else np.iinfo(np.int64).min, np.int64)
     (np.minimum if minimum else np.maximum).at(extreme, at, ints)
     holding = np.flatnonzero(ints == extreme[at])
@@ -156,6 +158,36 @@ def _dense_extremes(rows: Frame, group: str, argument: str, function: str, outpu
     holder[at[holding]] = ids[holding]
     groups = np.flatnonzero(holder >= 0)
     return Frame({group: groups + low, output: holder[groups]}, groups.size)
+
+
+def _value_and_id(ints: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """Each row's int value (offset by the least) and id packed into one int64, value high, and the id's
+    bits: the extreme of the packed keys is the extreme value with its id (an int has one id, so equal
+    values tie with equal ids). None when they do not fit 62 bits."""
+    low = int(ints.min())
+    id_bits = max(int(ids.max()), 1).bit_length()
+    if (int(ints.max()) - low) >> (62 - id_bits):
+        return None
+    packed = ints   # (a fresh gather: packed in place, no second 8-byte-a-row array)
+    packed -= low
+    packed <<= id_bits
+    packed |= ids
+    return packed, id_bits
+
+
+def _packed_extremes(at: np.ndarray, packed: tuple[np.ndarray, int], minimum: bool, span: int, group: str,
+                     low: int, output: str) -> Frame:
+    """``_dense_extremes`` over packed (value, id) keys: one ``ufunc.at`` gives each group's extreme value
+    and its id together, where finding a row that holds the extreme took a gather, a comparison and a
+    scatter over all rows (pipeline's ``min X : { edge(X, Y) }``, 1M rows: ~35 -> ~20 ms, stop 20)."""
+    keys, id_bits = packed
+    none = np.iinfo(np.int64).max if minimum else -1   # packed keys are >= 0
+    extreme = np.full(span, none, np.int64)
+    (np.minimum if minimum else np.maximum).at(extreme, at, keys)
+    groups = np.flatnonzero(extreme != none)
+    ids = extreme[groups]
+    ids &= (1 << id_bits) - 1
+    return Frame({group: groups + low, output: ids}, groups.size)
 
 
 def _packed_counts(rows: Frame, group: str, output: str, d: Dictionary) -> Frame | None:
