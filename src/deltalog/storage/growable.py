@@ -43,12 +43,22 @@ class GrowableArray:
         one batch would otherwise copy all of it at its first append (DAG-R's 22.9M-row ``path``: ~0.1 s at
         the first update of a process; the spare room is address space only until rows are written to it)."""
         n = len(values)
+        self._reserve(n)
+        self._data[self._size : self._size + n] = values
+        self._size += n
+
+    def _reserve(self, n: int) -> None:
         if self._size + n > self._data.size:
             grown = np.empty(self._capacity(max(self._data.size, self._size + n)), dtype=self._data.dtype)
             grown[: self._size] = self._data[: self._size]
             self._data = grown
-        self._data[self._size : self._size + n] = values
-        self._size += n
+
+    def extend_at(self, values: np.ndarray, at: np.ndarray) -> None:
+        """Append ``values[at]`` straight into the buffer: a compaction's columns are written once, not
+        gathered into a temporary and copied."""
+        self._reserve(at.size)
+        np.take(values, at, out=self._data[self._size : self._size + at.size])
+        self._size += at.size
 
     def _capacity(self, needed: int) -> int:
         """Twice ``needed``, or LARGE_GROWTH times for a large buffer: each reallocation copies every value
