@@ -6,6 +6,7 @@ from __future__ import annotations
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from deltalog.storage import hashset
@@ -115,3 +116,15 @@ def test_deletions_through_the_row_ids_of_the_tuple_set_match_the_model(steps):
         live = np.flatnonzero(relation.died() == ALIVE)
         assert set(zip(*(c[live].tolist() for c in relation.columns()))) == model
         assert len(live) == len(model)
+
+
+@given(st.lists(st.integers(0, 400), min_size=1, max_size=60, unique=True), st.data())
+def test_hash_map_taking_over_refuses_a_key_the_set_does_not_hold(keys, data):
+    """Taking over looks each key up without checks for empty slots in every round: a key not held
+    (given in place of a held one) is reported, not looked for forever."""
+    held = Int64HashSet(capacity_bits=2)
+    held.add_unique(np.array(sorted(keys), np.int64))
+    absent = data.draw(st.integers(401, 800))
+    given = np.array(keys[1:] + [absent], np.int64)
+    with pytest.raises(ValueError):
+        Int64HashMap.taking_over(held, given, given)

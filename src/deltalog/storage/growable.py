@@ -43,12 +43,24 @@ class GrowableArray:
         one batch would otherwise copy all of it at its first append (DAG-R's 22.9M-row ``path``: ~0.1 s at
         the first update of a process; the spare room is address space only until rows are written to it)."""
         n = len(values)
-        if self._size + n > self._data.size:
-            grown = np.empty(self._capacity(max(self._data.size, self._size + n)), dtype=self._data.dtype)
-            grown[: self._size] = self._data[: self._size]
-            self._data = grown
+        if self._size + n > self._data.size:   # (checked here: one Python call less an append, the usual case)
+            self._grow(n)
         self._data[self._size : self._size + n] = values
         self._size += n
+
+    def _grow(self, n: int) -> None:
+        """A new buffer with room for ``n`` values more (``_capacity``), the values so far copied into it."""
+        grown = np.empty(self._capacity(max(self._data.size, self._size + n)), dtype=self._data.dtype)
+        grown[: self._size] = self._data[: self._size]
+        self._data = grown
+
+    def extend_at(self, values: np.ndarray, at: np.ndarray) -> None:
+        """Append ``values[at]`` straight into the buffer: a compaction's columns are written once, not
+        gathered into a temporary and copied."""
+        if self._size + at.size > self._data.size:
+            self._grow(at.size)
+        np.take(values, at, out=self._data[self._size : self._size + at.size])
+        self._size += at.size
 
     def _capacity(self, needed: int) -> int:
         """Twice ``needed``, or LARGE_GROWTH times for a large buffer: each reallocation copies every value

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deltalog.storage.hashset import SORTED_RUN_MIN, Int64HashSet, strictly_increasing, tomb
+from deltalog.storage.hashset import EMPTY, SORTED_RUN_MIN, Int64HashSet, mix, strictly_increasing, tomb
 from deltalog.storage.uniques import sorted_unique
 
 
@@ -33,12 +33,34 @@ class Int64HashMap(Int64HashSet):
         table = cls()
         table._bits, table._table, table._size, table._tombs = held._bits, held._table, held._size, held._tombs
         table._sorted, table._sorted_probes, table._values = held._sorted, held._sorted_probes, None
-        slots = table._find(keys)   # (with no values yet: a sorted first batch may become a table here)
-        if keys.size != len(table) or (slots < 0).any():
-            raise ValueError(f"{keys.size} keys given for a set of {len(table)}, not all of them held")
+        if keys.size != len(table):
+            raise ValueError(f"{keys.size} keys given for a set of {len(table)}")
+        if table._sorted is None:
+            slots = table._held_slots(keys)
+        else:   # (with no values yet: a sorted first batch may become a table here)
+            slots = table._find(keys)
+            if (slots < 0).any():
+                raise ValueError("keys given that the set does not hold")
         table._values = np.zeros((table._table if table._sorted is None else table._sorted).size, np.int64)
         table._values[slots] = values
         return table
+
+    def _held_slots(self, keys: np.ndarray) -> np.ndarray:
+        """The slot of each key, all of them held: ``_find`` without its checks for empty slots and tombs
+        in every round, only among the keys not at their home slot (4.8M keys: ~0.22 -> ~0.16 s)."""
+        mask, table = (1 << self._bits) - 1, self._table
+        slots = mix(keys, self._bits)
+        current = table[slots]
+        pending = np.flatnonzero(current != keys)
+        current = current[pending]
+        while pending.size:
+            if (current == EMPTY).any():   # (a held key is met before any empty slot of its sequence)
+                raise ValueError("keys given that the set does not hold")
+            slots[pending] = (slots[pending] + 1) & mask
+            current = table[slots[pending]]
+            still = current != keys[pending]
+            pending, current = pending[still], current[still]
+        return slots
 
     def renumber(self, new_id: np.ndarray) -> None:
         """Replace each value v by ``new_id[v]`` (one gather: the keys and their slots stay)."""

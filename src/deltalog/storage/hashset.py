@@ -49,12 +49,17 @@ def tomb(keys: np.ndarray) -> np.ndarray:
 
 def sort_with_positions(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(sorted keys, their original positions): one SIMD sort of key and position packed together
-    when they fit in 63 bits, else an argsort."""
+    when they fit in 63 bits, else an argsort. The packed array is sorted and masked in place: three fresh
+    arrays instead of six (4.8M keys on the executor's 4 kB pages: 0.137-0.142 -> 0.102-0.107 s, page faults)."""
     n = keys.size
     shift = max(int(n - 1).bit_length(), 1)
     if n and keys.min() >= 0 and int(keys.max()) < (1 << (62 - shift)):
-        combined = np.sort((keys << shift) | np.arange(n, dtype=np.int64))
-        return combined >> shift, combined & ((1 << shift) - 1)
+        combined = np.left_shift(keys, shift, dtype=np.int64)   # (int64 whatever the keys' integer type)
+        combined |= np.arange(n, dtype=np.int64)
+        combined.sort()
+        ordered = combined >> shift
+        combined &= (1 << shift) - 1
+        return ordered, combined
     order = np.argsort(keys)
     return keys[order], order
 
@@ -276,8 +281,12 @@ def _by_home(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     homes = mix(keys, bits)
     key_bits = int(keys.max()).bit_length()
     if bits + key_bits <= 63:
-        combined = np.sort((homes << key_bits) | keys)
-        return combined >> key_bits, combined & ((1 << key_bits) - 1)
+        homes <<= key_bits   # (in place, as sort_with_positions)
+        homes |= keys
+        homes.sort()
+        ordered = homes >> key_bits
+        homes &= (1 << key_bits) - 1
+        return ordered, homes
     homes, order = sort_with_positions(homes)
     return homes, keys[order]
 

@@ -190,15 +190,19 @@ class RowHistory(RowDeaths):
         if not self.deleted_rows or not self.tuples.renumberable():
             self._rebuild(keep, died)   # (no dead row: a new layout and no death marks, as saves expect)
             return
-        kept_before = np.concatenate([[0], np.cumsum(keep)])   # kept rows among the first i rows
-        # row i's new id (-1: dropped), 4 bytes a row when ids fit: random gathers from it miss less
-        new_id = np.where(keep, kept_before[1:] - 1, -1).astype(np.int32 if len(self) < 2**31 else np.int64)
-        rows = [c[keep] for c in self.stored_columns()]
+        # kept rows among the first i rows, and row i's new id (-1: dropped), 4 bytes a row when ids fit:
+        # random gathers from it miss less, and one cumsum writes it (no int64 temporaries)
+        kept_before = np.zeros(len(self) + 1, np.int32 if len(self) < 2**31 else np.int64)
+        np.cumsum(keep, out=kept_before[1:])
+        new_id = kept_before[1:] - 1
+        new_id[~keep] = -1
+        columns, kept = self.stored_columns(), np.flatnonzero(keep)
         marks = [(g, int(kept_before[end])) for g, end in zip(self._generations, self._ends)]
         tuples, indexes = self.tuples, self._indexes
         self._reset()
-        for store, values in zip(self._cols, rows):
-            store.extend(values)
+        for store, values in zip(self._cols, columns):
+            store.extend_at(values, kept)
+        rows = [store.view() for store in self._cols]
         for (generation, end), (_, before) in zip(marks, [(0, 0)] + marks[:-1]):
             if end > before:   # (a generation whose rows all died leaves no mark, as in _rebuild)
                 self._generations.append(generation)
@@ -206,7 +210,8 @@ class RowHistory(RowDeaths):
         self._max_id = max((int(c.max()) for c in rows if c.size), default=-1)
         tuples.renumber(new_id)
         self.tuples = tuples
-        self._indexes = {p: i.renumbered(new_id, kept_before) for p, i in indexes.items()}
+        for positions in list(indexes):   # each old index dropped once renumbered (a lower peak of memory)
+            self._indexes[positions] = indexes.pop(positions).renumbered(new_id, kept_before)
 
     def _rebuild(self, keep: np.ndarray, died: np.ndarray) -> None:
         """Start afresh with the kept rows, their insertion generations and deletion marks."""

@@ -181,7 +181,7 @@ class Relation(RowWindows, RowHistory):
         if len(columns[0]) == 0 or len(self) == 0:
             return 0
         died = self.died(allocate=True)
-        rows = self.tuples.take_rows(columns, self._live_row_ids)
+        rows = self.tuples.take_rows(columns, self._live_rows)
         if rows is None:   # a byte or bit map: the rows are found by their keys or an index
             rows = self._live_rows_equal_to(columns, died)
             self.tuples.discard(self._rows_at(rows))
@@ -197,8 +197,13 @@ class Relation(RowWindows, RowHistory):
         self._dead.append((generation, generation, rows))
         return int(rows.size)
 
-    def _live_row_ids(self) -> np.ndarray:
-        return np.flatnonzero(self.died() == ALIVE) if self.deleted_rows else np.arange(len(self))
+    def _live_rows(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The ids of the live rows and their columns (the stored columns themselves while no row is dead:
+        a first deletion's map of row ids gathers no copy of them)."""
+        if not self.deleted_rows:
+            return np.arange(len(self)), self.stored_columns()
+        live = np.flatnonzero(self.died() == ALIVE)
+        return live, self._rows_at(live)
 
     def _live_rows_equal_to(self, columns: list[np.ndarray], died: np.ndarray) -> np.ndarray:
         """The live rows equal to some batch row, ascending."""

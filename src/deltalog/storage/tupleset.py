@@ -230,17 +230,18 @@ class TupleSet:
         else:
             self._packed().add_unique(pack(columns, self._radix))
 
-    def take_rows(self, columns: Columns, live_rows: Callable[[], np.ndarray]) -> np.ndarray | None:
+    def take_rows(self, columns: Columns, live_rows: Callable[[], tuple[np.ndarray, Columns]]) -> np.ndarray | None:
         """Forget the batch rows held and return the ids of the rows that held them (ascending), or None
         when the representation knows no row ids (a byte or bit map). A hash set learns them now, from
-        ``live_rows`` (the ids of the relation's live rows): the first deletion pays one rebuild."""
+        ``live_rows`` (the ids of the relation's live rows and their columns): the first deletion pays one
+        rebuild."""
         if self._wide is not None:
             return np.sort(self._wide.take(columns))
         if self._radix == 0 or not isinstance(self._keys, Int64HashSet):
             return None if self._radix else np.empty(0, np.int64)
         if not isinstance(self._keys, Int64HashMap):
-            live = live_rows()
-            self._keys = Int64HashMap.taking_over(self._keys, pack(self._rows_at(live), self._radix), live)
+            live, live_columns = live_rows()
+            self._keys = Int64HashMap.taking_over(self._keys, pack(live_columns, self._radix), live)
         inside = self._inside(columns)
         keys = pack(columns if inside is None else [c[inside] for c in columns], self._radix)
         return np.sort(self._keys.pop(keys))

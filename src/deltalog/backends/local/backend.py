@@ -79,7 +79,10 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         self._relations[relation].rollback(generation)
 
     def compact(self, *, relation: str) -> None:
-        self._relations[relation].compact()
+        # on 4 kB pages, as the executor: a compaction's fresh arrays (~300 MB for Claros-like relatedPlaces)
+        # faulted in as huge pages in a process of ~2 GB cost 0.97 s against 0.62-0.66 (docs/benchmarks.md, stop 20)
+        with small_pages():
+            self._relations[relation].compact()
 
     def deleted_rows(self, *, relation: str) -> int:
         return self._relations[relation].deleted_rows
