@@ -61,12 +61,12 @@ def test_one_group_column_by_every_path(data, function, duplicated, sparse):
     groups in id order either way."""
     from unittest import mock
 
-    from deltalog.backends.local import aggregate
+    from deltalog.backends.local import extremes
     d = Dictionary()
     data = data + data[:3] if duplicated else data
     g, h, v = (np.array([r[i] for r in data], np.int64) for i in range(3))
     frame = Frame({"V": d.encode_ints(v), "H": d.encode_ints(h), "G": d.encode_ints(g)}, len(data))
-    with mock.patch.multiple(aggregate, DENSE_GROUP_SPAN=0 if sparse else 4, DENSE_GROUP_MIN=0 if sparse else 1 << 16):
+    with mock.patch.multiple(extremes, DENSE_GROUP_SPAN=0 if sparse else 4, DENSE_GROUP_MIN=0 if sparse else 1 << 16):
         out = aggregate_frame(frame, ("G",), function, "V", "A", d)
     assert out.columns["G"].tolist() == sorted(out.columns["G"].tolist())
     decoded = [[value for _, value in d.decode(out.columns[c])] for c in ("G", "A")]
@@ -86,14 +86,14 @@ def test_dense_extremes_packed_with_their_ids_or_not(data, function):
     """One group column over a dense span: values and ids packed into one key when they fit 62 bits (one
     ``ufunc.at`` gives the extreme and its id), else the rows holding the extreme are looked up; both give
     the model's answers, groups in id order."""
-    from deltalog.backends.local.aggregate import _value_and_id
+    from deltalog.backends.local.extremes import value_and_id
     d = Dictionary()
     g, v = (np.array([r[i] for r in data], np.int64) for i in range(2))
     ids = d.encode_ints(v)
     frame = Frame({"V": ids, "G": d.encode_ints(g)}, len(data))
     spread = int(v.max()) - int(v.min())
     if spread < 2**40 or spread >= 2**61:   # (ids here are below 2**7: a spread of 2**40 packs, 2**61 does not)
-        assert (_value_and_id(v.copy(), ids) is not None) == (spread < 2**40)
+        assert (value_and_id(v.copy(), ids) is not None) == (spread < 2**40)
     out = aggregate_frame(frame, ("G",), function, "V", "A", d)
     assert out.columns["G"].tolist() == sorted(out.columns["G"].tolist())
     pick = min if function == "min" else max
