@@ -56,12 +56,18 @@ def sort_with_positions(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if n and keys.min() >= 0 and int(keys.max()) < (1 << (62 - shift)):
         combined = np.left_shift(keys, shift, dtype=np.int64)   # (int64 whatever the keys' integer type)
         combined |= np.arange(n, dtype=np.int64)
-        combined.sort()
-        ordered = combined >> shift
-        combined &= (1 << shift) - 1
-        return ordered, combined
+        return sorted_halves(combined, shift)
     order = np.argsort(keys)
     return keys[order], order
+
+
+def sorted_halves(combined: np.ndarray, shift: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sort ``combined`` (pairs packed as ``high << shift | low``, a fresh array) in place and split it:
+    (the high parts, the low parts), the low parts masked in place (no other temporary)."""
+    combined.sort()
+    high = combined >> shift
+    combined &= (1 << shift) - 1
+    return high, combined
 
 
 class Int64HashSet:
@@ -281,12 +287,9 @@ def _by_home(keys: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
     homes = mix(keys, bits)
     key_bits = int(keys.max()).bit_length()
     if bits + key_bits <= 63:
-        homes <<= key_bits   # (in place, as sort_with_positions)
+        homes <<= key_bits   # (in place: ``mix`` made it)
         homes |= keys
-        homes.sort()
-        ordered = homes >> key_bits
-        homes &= (1 << key_bits) - 1
-        return ordered, homes
+        return sorted_halves(homes, key_bits)
     homes, order = sort_with_positions(homes)
     return homes, keys[order]
 

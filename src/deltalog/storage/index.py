@@ -120,10 +120,11 @@ class SortedIndex:
     def _add_run(self, stored: list[np.ndarray], lo: int, hi: int) -> None:
         fresh = [stored[p][lo:hi] for p in self.positions]
         # stored ids lie in the key space (the radix covers them): one column is its own key, no mask made
-        keys = fresh[0] if len(fresh) == 1 and self.exact else self.key_of(fresh, hi - lo)[0]
+        own_column = len(fresh) == 1 and self.exact
+        keys = fresh[0] if own_column else self.key_of(fresh, hi - lo)[0]
         if nondecreasing(keys):   # rows stored in key order: a loaded relation's (``add_new``, sorted by
             rows = np.arange(lo, hi, dtype=np.int64)   # packed row) on its first columns; no sort
-            if len(fresh) == 1 and self.exact:   # a view of the relation's column: copied, so that the run
+            if own_column:   # a view of the relation's column: copied, so that the run
                 keys = keys.copy()   # neither pins a buffer the column outgrows nor sees it change
         else:
             keys, order = sort_with_positions(keys)
