@@ -9,9 +9,11 @@ import polars as pl
 from deltalog.analysis.program import analyse
 from deltalog.api import Reasoner
 from deltalog.plan.cache import SMALL_ROWS, PlanCache, shape_of
-from deltalog.plan.rules import View, rule_plan
+from deltalog.plan.rules import FULL, View, rule_plan
 from deltalog.plan.rule_rewrites import MatchNegation, StartAt
 from deltalog.syntax import parse
+from hypothesis import given
+from hypothesis import strategies as st
 
 TC = "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n"
 
@@ -112,3 +114,34 @@ def test_materialisation_and_updates_agree_with_planning_every_time():
     uncached, _ = run(False)
     assert cached.equals(uncached)
     assert cache is not None and cache.hits > 5 * cache.misses
+
+
+def reference_shape(groups):
+    """``shape_of`` as first written (a helper per value): the inline walk must give the same shapes."""
+    order: dict[int, int] = {}
+
+    def symbol(value):
+        return value if value is None or value <= 0 else order.setdefault(value, len(order) + 1)
+
+    shape = []
+    for group in groups:
+        for v in (group,) if group is None or isinstance(group, View) else group:
+            if v is None or v is FULL:
+                shape.append(None)
+            elif isinstance(v, tuple):
+                shape.append((symbol(v[0]), symbol(v[1])))
+            else:
+                deleted = v.deleted if v.deleted is None else (symbol(v.deleted[0]), symbol(v.deleted[1]))
+                shape.append((symbol(v.since), symbol(v.until), symbol(v.visible), deleted, v.relation))
+    return tuple(shape), tuple(order)
+
+
+_gen = st.one_of(st.none(), st.integers(-2, 6))
+_single = st.builds(View, st.integers(0, 6), _gen, _gen, st.one_of(st.none(), st.tuples(st.integers(0, 6), _gen)),
+                    st.sampled_from([None, "d"]))
+_views = st.one_of(st.none(), st.tuples(st.integers(0, 6), _gen), _single)   # windows only inside a group
+
+
+@given(st.lists(st.one_of(st.none(), _single, st.lists(_views, max_size=3)), max_size=4))
+def test_inline_shapes_equal_the_reference(groups):
+    assert shape_of(groups) == reference_shape(groups)
