@@ -9,7 +9,7 @@ import polars as pl
 from deltalog.analysis.program import analyse
 from deltalog.api import Reasoner
 from deltalog.plan.cache import SMALL_ROWS, PlanCache, shape_of
-from deltalog.plan.rules import FULL, View, rule_plan
+from deltalog.plan.rules import View, rule_plan
 from deltalog.plan.rule_rewrites import MatchNegation, StartAt
 from deltalog.syntax import parse
 from hypothesis import given
@@ -116,32 +116,20 @@ def test_materialisation_and_updates_agree_with_planning_every_time():
     assert cache is not None and cache.hits > 5 * cache.misses
 
 
-def reference_shape(groups):
-    """``shape_of`` as first written (a helper per value): the inline walk must give the same shapes."""
-    order: dict[int, int] = {}
-
-    def symbol(value):
-        return value if value is None or value <= 0 else order.setdefault(value, len(order) + 1)
-
-    shape = []
-    for group in groups:
-        for v in (group,) if group is None or isinstance(group, View) else group:
-            if v is None or v is FULL:
-                shape.append(None)
-            elif isinstance(v, tuple):
-                shape.append((symbol(v[0]), symbol(v[1])))
-            else:
-                deleted = v.deleted if v.deleted is None else (symbol(v.deleted[0]), symbol(v.deleted[1]))
-                shape.append((symbol(v.since), symbol(v.until), symbol(v.visible), deleted, v.relation))
-    return tuple(shape), tuple(order)
+_lone_bodies = st.sampled_from(["t(X) :- r(X, Y).", "t(X, Y) :- r(X, Y).", "t(Y) :- r(X, Y), X != Y.",
+                                "t(X) :- r(X, Y), not a(Y).", "t(X) :- r(X, X)."])
 
 
-_gen = st.one_of(st.none(), st.integers(-2, 6))
-_single = st.builds(View, st.integers(0, 6), _gen, _gen, st.one_of(st.none(), st.tuples(st.integers(0, 6), _gen)),
-                    st.sampled_from([None, "d"]))
-_views = st.one_of(st.none(), st.tuples(st.integers(0, 6), _gen), _single)   # windows only inside a group
-
-
-@given(st.lists(st.one_of(st.none(), _single, st.lists(_views, max_size=3)), max_size=4))
-def test_inline_shapes_equal_the_reference(groups):
-    assert shape_of(groups) == reference_shape(groups)
+@given(_lone_bodies, st.lists(st.integers(1, 50), min_size=1, max_size=5, unique=True),
+       st.integers(0, 100_000), st.integers(0, 100_000))
+def test_a_lone_source_is_planned_and_reused_without_asking_its_size(text, generations, rows, delta):
+    """A body of one atom (filters and negations aside) has no join to order: its plan asks no statistic, so
+    every reuse in new generations asks none either, and each is the plan planned afresh in them."""
+    rule = analyse(parse(text)).strata[-1].rules[0]
+    stats = Sizes({"r": rows, "a": rows}, delta=delta)
+    for g in generations:
+        plan = rule_plan(rule, [(g, g + 1)], stats, StartAt(0), label="rule:t")
+        assert plan == rule_plan(rule, [(g, g + 1)], Sizes({"r": rows, "a": rows}, delta=delta, plan_cache=None),
+                                 StartAt(0), label="rule:t")
+    assert stats.asked == []
+    assert (stats.plan_cache.hits, stats.plan_cache.misses) == (len(generations) - 1, 1)

@@ -26,17 +26,20 @@ def hit(info):
     return rule_plan(info, views, reasoning, NegationsIn(()), StartAt(0), label="rule:x")
 
 
-for info, name in ((one, "one-atom"), (two, "two-atom")):
-    hit(info)
-    n = 20000
-    t = timeit.timeit(lambda: hit(info), number=n)
-    print(f"{name} rule_plan hit: {t / n * 1e6:.2f} us  ({info.rule})")
 try:
     from deltalog.reasoning.instances import one_atom_plan
-    t = timeit.timeit(lambda: one_atom_plan(one, View(g[0], g[0] + 1), "rule:x"), number=20000)
-    print(f"one_atom_plan: {t / 20000 * 1e6:.2f} us")
 except ImportError:
-    pass
+    one_atom_plan = None
+best: dict[str, float] = {}
+for _ in range(7):   # interleaved, best of 7 (the machine is shared)
+    for info, name in ((one, "one-atom"), (two, "two-atom")):
+        hit(info)
+        best[name] = min(best.get(name, 1e9), timeit.timeit(lambda: hit(info), number=5000) / 5000)
+    if one_atom_plan is not None:
+        t = timeit.timeit(lambda: one_atom_plan(one, View(g[0], g[0] + 1), "rule:x"), number=5000) / 5000
+        best["one_atom_plan"] = min(best.get("one_atom_plan", 1e9), t)
+for name, t in best.items():
+    print(f"{name}: {t * 1e6:.2f} us")
 c = reasoning.plan_cache
 print("hits", c.hits, "misses", c.misses)
 if "--profile" in sys.argv:
@@ -48,3 +51,6 @@ if "--profile" in sys.argv:
         hit(one)
     pr.disable()
     pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+if "--asked" in sys.argv:
+    for key, entry in c.entries.items():
+        print(entry.owner[0].rule, entry.asked)
