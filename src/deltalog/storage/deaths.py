@@ -102,7 +102,7 @@ class RowDeaths:
         without merging the parts (``dead_rows``): a Claros-like deletion reads the ~470k rows it deleted,
         not the 1.4-2.5M deleted before, merged and masked (~20 ms)."""
         top = ALIVE if deleted[1] is None else deleted[1]
-        parts = [rows[np.searchsorted(rows, lo):np.searchsorted(rows, hi)]
+        parts = [rows[rows.searchsorted(lo):rows.searchsorted(hi)]
                  for first, last, rows in self._dead if last >= deleted[0] and first < top]
         if len(parts) == 1:
             return parts[0]
@@ -137,8 +137,8 @@ class RowDeaths:
             return hi - lo - dead.size
         died = self._died.view()[dead]
         if deleted is not None:
-            return int(((died >= deleted[0]) & (died < (ALIVE if deleted[1] is None else deleted[1]))).sum())
-        return hi - lo - (dead.size if visible is None else int((died <= visible).sum()))
+            return int(np.count_nonzero((died >= deleted[0]) & (died < (ALIVE if deleted[1] is None else deleted[1]))))
+        return hi - lo - (dead.size if visible is None else int(np.count_nonzero(died <= visible)))
 
     def death_mask(self, rows: np.ndarray, visible: int | None, deleted) -> np.ndarray | None:
         """Which of the given rows a scan with these death conditions reads (None: all of them)."""

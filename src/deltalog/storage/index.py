@@ -165,7 +165,7 @@ class SortedIndex:
         index._covered = int(kept_before[self._covered])
         for run in self.runs:
             rows = new_id[run.rows]
-            kept = np.flatnonzero(rows >= 0)   # (positions once: keys and rows are then two sequential takes)
+            kept = (rows >= 0).nonzero()[0]   # (positions once: keys and rows are then two sequential takes)
             lo, hi = int(kept_before[run.row_lo]), int(kept_before[run.row_hi])
             if hi > lo:
                 index.runs.append(Run.build(lo, hi, run.keys[kept], rows[kept].astype(np.int64), self._space()))

@@ -57,7 +57,7 @@ class Probe:
         deletion almost every row has a live one among the first, so a semi-join of 100k rows with 400
         matches each checks ~100k rows, not 40M."""
         found = np.zeros(self.counts.size, bool)
-        pending = np.flatnonzero(self.counts > 0)
+        pending = (self.counts > 0).nonzero()[0]
         start, width = 0, 1
         while pending.size:
             owners, rows = self.expand_ranks(pending, start, start + width)
@@ -104,11 +104,11 @@ class Probe:
         for run, (lo, hi) in zip(self.runs[::-1], self.bounds[::-1]):
             top = hi[rows]
             width = top - lo[rows]
-            here = np.flatnonzero(~assigned & (before <= rank) & (rank < before + width))
+            here = (~assigned & (before <= rank) & (rank < before + width)).nonzero()[0]
             found[here] = run.rows[top[here] - 1 - (rank - before[here])]
             assigned[here] = True
             before += width
-        hit = np.flatnonzero(assigned)
+        hit = assigned.nonzero()[0]
         found = found[hit]
         keep = (found >= self.row_lo) & (found < self.row_hi)
         return rows[hit[keep]], found[keep]
@@ -129,7 +129,7 @@ def expand_ranges(lo: np.ndarray, hi: np.ndarray, values: np.ndarray) -> tuple[n
     Empty ranges are dropped first (most probe keys of a selective join match nothing), and when every
     remaining range holds one element no repeat is needed."""
     counts = hi - lo
-    owners = np.flatnonzero(counts)
+    owners = counts.nonzero()[0]
     if owners.size == 0:
         return np.empty(0, np.int64), np.empty(0, values.dtype)
     counts = counts[owners]

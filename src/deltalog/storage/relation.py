@@ -162,7 +162,7 @@ class Relation(RowWindows, RowHistory):
             if len(self) == 0:   # a new relation (an update's scratch relations: ~40 a small deletion)
                 self.tuples.rebuild([], _NO_ROWS, self._max_id, expected_rows=len(columns[0]))
                 return
-            live = np.flatnonzero(self.died() == ALIVE)
+            live = (self.died() == ALIVE).nonzero()[0]
             self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id,
                                 expected_rows=live.size + len(columns[0]))
 
@@ -202,7 +202,7 @@ class Relation(RowWindows, RowHistory):
         a first deletion's map of row ids gathers no copy of them)."""
         if not self.deleted_rows:
             return np.arange(len(self)), self.stored_columns()
-        live = np.flatnonzero(self.died() == ALIVE)
+        live = (self.died() == ALIVE).nonzero()[0]
         return live, self._rows_at(live)
 
     def _live_rows_equal_to(self, columns: list[np.ndarray], died: np.ndarray) -> np.ndarray:
@@ -246,7 +246,7 @@ class Relation(RowWindows, RowHistory):
         maps its rows at once, so that row is the one made live last, and a dead one shadows no live row)."""
         radix = self._row_map_radix
         if lo == 0:
-            live = np.flatnonzero(self.died()[:hi] == ALIVE) if self.deleted_rows else np.arange(hi)
+            live = (self.died()[:hi] == ALIVE).nonzero()[0] if self.deleted_rows else np.arange(hi)
             row_map.assign(pack(self._rows_at(live), radix), live)
         else:
             row_map.assign(pack(self.stored_columns(lo, hi), radix), np.arange(lo, hi))
@@ -282,11 +282,11 @@ class Relation(RowWindows, RowHistory):
                 raise ValueError(f"relation {name}: {len(died)} death marks for {len(relation)} rows")
             relation._died = GrowableArray(np.int64)
             relation._died.extend(died)
-            dead = np.flatnonzero(died != ALIVE)
+            dead = (died != ALIVE).nonzero()[0]
             relation._dead = [dead_part(dead, died)]
             relation.deleted_rows = int(dead.size)
             relation._deaths.rebuild(dead, died[dead])
-            live = np.flatnonzero(died == ALIVE)
+            live = (died == ALIVE).nonzero()[0]
         if len(relation):
             relation.tuples.rebuild([c[live] for c in relation.stored_columns()], live, relation._max_id)
         return relation

@@ -57,7 +57,7 @@ class RowMap:
         """The row each key maps to, -1 for keys never assigned."""
         rows = lookup(self._recent, self._recent_rows, keys)
         if self._keys.size:
-            missing = np.flatnonzero(rows < 0)
+            missing = (rows < 0).nonzero()[0]
             if missing.size:
                 rows[missing] = lookup(self._keys, self._rows, keys[missing])
         return rows
@@ -83,7 +83,7 @@ def lookup(keys: np.ndarray, rows: np.ndarray, wanted: np.ndarray) -> np.ndarray
     """The row of each wanted key in sorted distinct ``keys`` (their ``rows``), -1 where absent."""
     if keys.size == 0:
         return np.full(wanted.size, -1, np.int64)
-    at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    at = np.minimum(keys.searchsorted(wanted), keys.size - 1)
     return np.where(keys[at] == wanted, rows[at], -1)
 
 
@@ -108,7 +108,7 @@ def merged(keys: np.ndarray, rows: np.ndarray, new: np.ndarray, new_rows: np.nda
     places by binary search), no sort of the whole."""
     if keys.size == 0:
         return new, new_rows
-    at = np.searchsorted(keys, new)
+    at = keys.searchsorted(new)
     held = at < keys.size
     held[held] = keys[at[held]] == new[held]
     rows = rows.copy()
@@ -116,7 +116,7 @@ def merged(keys: np.ndarray, rows: np.ndarray, new: np.ndarray, new_rows: np.nda
     if held.all():
         return keys, rows
     fresh = ~held
-    places = at[fresh] + np.arange(int(fresh.sum()))   # where each fresh key lands in the merged array
+    places = at[fresh] + np.arange(np.count_nonzero(fresh))   # where each fresh key lands in the merged array
     out_keys = np.empty(keys.size + places.size, np.int64)
     out_rows = np.empty(out_keys.size, np.int64)
     old = np.ones(out_keys.size, bool)

@@ -20,7 +20,7 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
         if hi - lo < 4 * values.size:
             flags = np.zeros(hi - lo + 1, bool)
             flags[values - lo] = True
-            return (np.flatnonzero(flags) + lo).astype(values.dtype, copy=False)
+            return (flags.nonzero()[0] + lo).astype(values.dtype, copy=False)
     ordered = np.sort(values)
     keep = np.empty(ordered.size, dtype=bool)
     keep[0] = True
@@ -33,7 +33,7 @@ def positions_of(ids: np.ndarray, arrays: list[np.ndarray]) -> list[np.ndarray]:
     when the ids are dense enough (node ids of a dictionary usually are), else binary searches."""
     span = int(ids[-1]) - int(ids[0]) + 1   # Python ints: the difference of two int64 may not fit one
     if span > 8 * ids.size + 4096:
-        return [np.searchsorted(ids, a) for a in arrays]
+        return [ids.searchsorted(a) for a in arrays]
     table = np.empty(span, np.int64)
     table[ids - ids[0]] = np.arange(ids.size)
     return [table[a - ids[0]] for a in arrays]

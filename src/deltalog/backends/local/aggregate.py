@@ -88,7 +88,7 @@ def total_order_keys(v: Vals) -> list[np.ndarray]:
     """Sort keys (least significant first, for np.lexsort) realising the total order of values."""
     rank = np.where(v.kind <= FLOAT, 0, v.kind.astype(np.int64) - 1)
     number = np.where(v.kind <= FLOAT, v.f, 0.0)
-    textual = np.flatnonzero(v.kind > FLOAT)
+    textual = (v.kind > FLOAT).nonzero()[0]
     text_rank = np.zeros(v.kind.size, np.int64)
     if textual.size:
         texts = v.text[textual].tolist()
@@ -115,7 +115,7 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
     rows = distinct_frame(rows.select(group_by + tuple(c for c in rows.columns if c not in group_by)))
     if rows.length == 0:
         return Frame.empty(group_by + (output,))
-    starts = np.flatnonzero(_boundaries([rows.columns[g] for g in group_by], rows.length))
+    starts = _boundaries([rows.columns[g] for g in group_by], rows.length).nonzero()[0]
     counts = np.diff(np.append(starts, rows.length))
     if function in ("min", "max") and argument and (ints := decode_ints(rows.columns[argument], d)) is not None:
         ids = _extreme_ids(rows.columns[argument], ints, function, starts, counts)
@@ -129,7 +129,7 @@ def aggregate_frame(rows: Frame, group_by: tuple[str, ...], function: str, argum
     keep = result.valid
     columns = {g: rows.columns[g][starts][keep] for g in group_by}
     columns[output] = ids[keep]
-    return Frame(columns, int(keep.sum()))
+    return Frame(columns, int(np.count_nonzero(keep)))
 
 
 def _packed_counts(rows: Frame, group: str, output: str, d: Dictionary) -> Frame | None:
@@ -143,7 +143,7 @@ def _packed_counts(rows: Frame, group: str, output: str, d: Dictionary) -> Frame
     key, lows, widths = packed[0]
     unique = sorted_unique(key)
     in_group = unique >> sum(widths[1:])
-    starts = np.flatnonzero(_boundaries([in_group], in_group.size))
+    starts = _boundaries([in_group], in_group.size).nonzero()[0]
     counts = np.diff(np.append(starts, in_group.size))
     return Frame({group: in_group[starts] + lows[0], output: d.encode_ints(counts.astype(np.int64))}, starts.size)
 

@@ -176,7 +176,7 @@ def slices_by_output(counts: np.ndarray, limit: int) -> list[tuple[int, int]]:
     if total <= limit:
         return [(0, counts.size)] if total else []
     ends = np.cumsum(counts)
-    cuts = np.searchsorted(ends, np.arange(limit, total, limit), "left") + 1
+    cuts = ends.searchsorted(np.arange(limit, total, limit), "left") + 1
     # nondecreasing already: equal bounds give empty slices, dropped below (np.unique's first call
     # would import numpy.ma, ~20 ms of a run)
     bounds = np.concatenate([[0], np.minimum(cuts, counts.size), [counts.size]]).tolist()

@@ -95,7 +95,7 @@ class SortedKeys:
         if not self.keys.size:
             return np.zeros(columns[0].size, bool)
         wanted = pack([np.where(inside, c, 0) for c in columns], self.radix)
-        found = self.keys[np.minimum(np.searchsorted(self.keys, wanted), self.keys.size - 1)] == wanted
+        found = self.keys[np.minimum(self.keys.searchsorted(wanted), self.keys.size - 1)] == wanted
         return found & inside
 
 

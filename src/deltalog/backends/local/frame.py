@@ -21,7 +21,7 @@ class Frame:
     def take(self, rows: np.ndarray) -> "Frame":
         """The rows at the given positions (or where a boolean mask is true)."""
         if rows.dtype == bool:
-            return Frame({n: c[rows] for n, c in self.columns.items()}, int(rows.sum()))
+            return Frame({n: c[rows] for n, c in self.columns.items()}, int(np.count_nonzero(rows)))
         return Frame({n: c[rows] for n, c in self.columns.items()}, int(rows.size))
 
     def select(self, names) -> "Frame":
