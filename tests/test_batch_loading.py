@@ -2,8 +2,11 @@
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deltalog.backends.base import BatchLoading
+from deltalog.backends.local import backend as local_backend
 from deltalog.backends.local.backend import LocalBackend
 from deltalog.errors import InputError
 from deltalog.plan.ir import Col, Scan
@@ -67,3 +70,35 @@ def test_delete_tables_deletes_the_live_rows_given_and_counts_them():
     assert backend.typed_rows(relation="edge") == {(("int", 1), ("int", 2))}
     with pytest.raises(InputError, match="arity 1"):
         backend.delete_tables(tables={"node": pl.DataFrame({"c0": [1], "c1": [2]})}, generation=3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=12),
+       st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=12), st.booleans())
+def test_batch_counts_match_a_set_model_and_sort_only_repeated_rows(stored, batch, deleting):
+    """(distinct rows given, rows changed) as a model of sets says; the rows given are sorted to count them only
+    when some given row changed nothing (a repeat, or a row already there / not there): when every one changed
+    a row they were distinct (``given_and_changed``)."""
+    backend = backend_with_relations()
+    if stored:
+        backend.load(relation="edge", table=pl.DataFrame({"c0": [a for a, _ in stored], "c1": [b for _, b in stored]}),
+                     generation=1)
+    table = pl.DataFrame({"c0": [a for a, _ in batch], "c1": [b for _, b in batch]})
+    sorted_batches = []
+    original = local_backend.distinct_rows
+
+    def counted(columns):
+        sorted_batches.append(len(columns[0]))
+        return original(columns)
+
+    local_backend.distinct_rows = counted
+    try:
+        call = backend.delete_tables if deleting else backend.insert_tables
+        distinct_given, changed = call(tables={"edge": table}, generation=2)["edge"]
+    finally:
+        local_backend.distinct_rows = original
+    before, rows = set(stored), set(batch)
+    assert (distinct_given, changed) == (len(rows), len(rows & before) if deleting else len(rows - before))
+    assert backend.typed_rows(relation="edge") == {(("int", a), ("int", b)) for a, b in
+                                                   (before - rows if deleting else before | rows)}
+    assert sorted_batches == ([] if changed == len(batch) else [len(batch)])

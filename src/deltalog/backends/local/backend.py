@@ -33,6 +33,13 @@ if TYPE_CHECKING:  # imported where used: pyarrow costs ~0.1 s at startup, polar
     import pyarrow as pa
 
 
+def given_and_changed(columns: list[np.ndarray], changed: int) -> tuple[int, int]:
+    """(distinct rows given, rows changed) of a batch stored or deleted as given. A given tuple changes one
+    row at most (a relation holds it in one live row), so when every given row changed one the rows were
+    distinct and are not sorted to count them (a 1,000-fact LUBM-like update: ~22 tables, all distinct)."""
+    return (changed if changed == len(columns[0]) else distinct_rows(columns)), changed
+
+
 class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoading, DeferredDecoding):
     """Runs plans with the vectorised numpy executor over in-memory relations (capabilities: see base.py)."""
 
@@ -150,14 +157,14 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         """Each table's rows not live yet stored in the relation it is keyed by, as ``insert`` of a plan of
         them would; per relation (distinct rows given, rows stored)."""
         with small_pages():
-            return {name: (distinct_rows(columns), self._relations[name].insert(columns, generation=generation))
+            return {name: given_and_changed(columns, self._relations[name].insert(columns, generation=generation))
                     if columns else (0, 0) for name, columns in self._encoded(tables).items()}
 
     def delete_tables(self, *, tables: Mapping[str, Any], generation: int) -> dict[str, tuple[int, int]]:
         """Each table's live rows in the relation it is keyed by deleted, as ``delete`` of a plan of them
         would; per relation (distinct rows given, rows deleted)."""
         with small_pages():
-            return {name: (distinct_rows(columns), self._relations[name].delete(columns, generation=generation))
+            return {name: given_and_changed(columns, self._relations[name].delete(columns, generation=generation))
                     if columns else (0, 0) for name, columns in self._encoded(tables).items()}
 
     def _encoded(self, tables: Mapping[str, Any]) -> dict[str, list[np.ndarray] | None]:
