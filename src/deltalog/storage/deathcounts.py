@@ -37,10 +37,10 @@ class DeathCounts:
         self._span: dict[int, tuple[int, int]] = {}   # generation -> (lowest, highest) row id, inclusive
 
     def died(self, generation: int, rows: np.ndarray) -> None:
-        """``rows`` (non-empty or not) were marked deleted at ``generation``."""
+        """``rows`` (ascending, non-empty or not) were marked deleted at ``generation``."""
         if rows.size == 0:
             return
-        low, high = int(rows.min()), int(rows.max())
+        low, high = int(rows[0]), int(rows[-1])   # (ascending: no two reductions of a relation.delete's rows)
         if generation in self._count:
             old_low, old_high = self._span[generation]
             low, high = min(low, old_low), max(high, old_high)
