@@ -31,8 +31,8 @@ class GreedyPlanner(Planner):
     """Today's planner: one greedy left-deep pipeline with early semi-joins (see plan.joins)."""
 
     def plan(self, query: BodyQuery, stats: Statistics) -> ir.Node:
-        if len(query.sources) == 1 and isinstance(query.sources[0], InView):   # nothing to order: no size asked
-            sources = [atom_source(query.sources[0].atom, query.sources[0].view, stats, sized=False)]
+        if len(query.sources) == 1 and isinstance(query.sources[0], InView):
+            sources = [lone_source(query.sources[0])]
         else:
             sources = [self.source(s, stats) for s in query.sources] or [UNIT]
         needed = set(query.needed)
@@ -53,14 +53,10 @@ class GreedyPlanner(Planner):
         return "GreedyPlanner()"
 
 
-def atom_source(atom: Atom, view: View | Window, stats: Statistics, sized: bool = True) -> Source:
-    """A source reading ``atom`` in ``view``; its fan-out comes from distinct-key counts. Unless ``sized``
-    (a body's only source: ``order_joins`` compares the sizes of two or more, and a lone source's size
-    reaches no choice), its size is not asked: a plan built without a statistic is a plan the plan cache
-    (plan/cache.py) reuses without asking one again (one-atom rules: ~35 plans a LUBM-like update)."""
+def atom_source(atom: Atom, view: View | Window, stats: Statistics) -> Source:
+    """A source reading ``atom`` in ``view``; its fan-out comes from distinct-key counts."""
     view = as_view(view)
-    rows = stats.rows(view.relation or atom.predicate, view.since, view.until, view.visible, view.deleted) \
-        if sized else 1
+    rows = stats.rows(view.relation or atom.predicate, view.since, view.until, view.visible, view.deleted)
     cache: dict[frozenset[str], float] = {}
 
     def fanout(bound: frozenset[str]) -> float:
@@ -72,6 +68,14 @@ def atom_source(atom: Atom, view: View | Window, stats: Statistics, sized: bool 
         return cache[bound]
 
     return Source(view.scan(atom), frozenset(variables_of(atom)), rows, fanout)
+
+
+def lone_source(source: InView) -> Source:
+    """A body's only atom, its size not asked: ``order_joins`` compares the sizes of two sources or more, so
+    a lone one's reaches no choice, and a plan built without a statistic is one the plan cache
+    (plan/cache.py) reuses without asking one again (one atom, with or without filters and negations)."""
+    view = as_view(source.view)
+    return Source(view.scan(source.atom), frozenset(variables_of(source.atom)), 1)
 
 
 def pending_literals(negative, filters, assignments, views: dict[int, View] | None = None) -> Pending:
