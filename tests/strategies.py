@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from hypothesis import strategies as st
+from hypothesis import settings, strategies as st
 
 from deltalog.syntax.ast import Aggregate, Atom, BinaryOp, Call, Comparison, Constant, Negation, Variable
 from deltalog.syntax.statements import Program, Rule
 
 Value = tuple[str, object]
+
+
+def examples(ci: int) -> settings:
+    """``ci`` examples under the ``ci`` profile (a property whose examples are slow keeps the suite's time),
+    the profile's own number under the others (``DELTALOG_HYPOTHESIS=thorough``: 2,000; tests/conftest.py)."""
+    ci_profile = os.environ.get("DELTALOG_HYPOTHESIS", "ci") == "ci"
+    return settings(max_examples=ci if ci_profile else settings.default.max_examples)
+
+
+
 Facts = dict[str, set[tuple[Value, ...]]]
 Batch = tuple[Facts, Facts]
 
@@ -384,15 +395,17 @@ def existing_rows(draw, state: Facts, max_size: int = 4) -> Facts:
 
 @st.composite
 def update_sequences(
-    draw, facts: Mapping[str, set], program: Program | None = None, max_batches: int = 5
+    draw, facts: Mapping[str, set], program: Program | None = None, max_batches: int = 5,
+    values: tuple[Value, ...] = DOMAIN,
 ) -> list[Batch]:
     """Lists of ``(add, delete)`` batches (disjoint, each ``{pred: set of value tuples}``) starting from ``facts``.
 
     Batches mix random additions and deletions of present (and sometimes absent) facts, re-adding what
     the previous batch deleted, deleting everything, and (given ``program``) adding facts of IDB predicates.
+    New facts are drawn from ``values`` and the values of ``facts``.
     """
     arity = arities(facts, program)
-    domain = list(DOMAIN) + sorted({v for rs in facts.values() for t in rs for v in t} - set(DOMAIN), key=repr)
+    domain = list(values) + sorted({v for rs in facts.values() for t in rs for v in t} - set(values), key=repr)
     idb = sorted({r.head.predicate for r in program.rules}) if program is not None else []
     edb = sorted(p for p in arity if p not in idb) or sorted(arity)
     state = {p: set(rs) for p, rs in facts.items()}

@@ -75,13 +75,16 @@ def apply_update(reasoning: Reasoning, add: Mapping[str, pl.DataFrame | ColumnTa
 
 
 def attempt(reasoning: Reasoning, add, delete, algorithm: str, check=None) -> UpdateResult:
-    """Run the update once; on any exception roll every relation back to where it started."""
+    """Run the update once; on any exception roll every relation back to where it started. Relations are
+    compacted only once the update is accepted (its check passed): a rollback revives the rows the update
+    deleted, which compaction drops for good."""
     update = Update(reasoning, UpdateViews(reasoning.tick()))
     relations = list(reasoning.backend.relations())
     try:
         result = _run(update, add, delete, algorithm)
         if check is not None:
             check()
+        compact_if_worthwhile(update)
         return result
     except BaseException:
         update.workspace.restore_set_aside()
@@ -105,7 +108,6 @@ def _run(update: Update, add, delete, algorithm: str) -> UpdateResult:
     result.algorithm = strategy.name
     result.overdeleted = {p: n for p, n in update.overdeleted.items() if n}
     collect_changes(update, result)
-    compact_if_worthwhile(update)
     return result
 
 
