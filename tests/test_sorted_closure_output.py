@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from deltalog.api import Reasoner
 from deltalog.backends.local import closure, dense_closure
-from deltalog.storage import index as index_module
+from deltalog.storage import index as index_module, uniques
 from deltalog.storage.index import MERGED_PIECES, SortedIndex, sorted_pieces
 
 STC = """\
@@ -88,3 +88,14 @@ def test_a_closure_modules_relation_is_indexed_on_its_first_column_without_a_sor
     assert sorted(zip(probe[at].tolist(), rows.tolist())) == sorted((k, r) for r, k in enumerate(first))
     pairs = set(zip(reasoner.relation("related")["c0"].to_list(), reasoner.relation("related")["c1"].to_list()))
     assert pairs == {(int(a), int(b)) for chain in chains for a in chain for b in chain}
+
+
+@given(st.lists(st.integers(-2**40, 2**40), max_size=9000), st.booleans())
+def test_sorted_unique_is_np_unique_and_takes_distinct_sorted_values_without_a_sort(values, presorted):
+    """``sorted_unique`` equals ``np.unique``; values already strictly increasing over a wide span (a closure's
+    chunk of packed pairs) are copied, not sorted (``np.sort`` refused)."""
+    array = np.array(sorted(set(values)) if presorted else values, np.int64)
+    assert uniques.sorted_unique(array).tolist() == np.unique(array).tolist()
+    wide = np.cumsum(np.arange(1, 5000, dtype=np.int64) * 1000)   # 4,999 values, span far past 4x their number
+    with mock.patch.object(uniques.np, "sort", side_effect=AssertionError("sorted again")):
+        assert uniques.sorted_unique(wide).tolist() == wide.tolist()
