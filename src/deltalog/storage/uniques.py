@@ -21,10 +21,6 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
             flags = np.zeros(hi - lo + 1, bool)
             flags[values - lo] = True
             return (np.flatnonzero(flags) + lo).astype(values.dtype, copy=False)
-        if values[0] == lo and values[-1] == hi and bool(np.all(values[1:] > values[:-1])):
-            # already sorted and distinct: a closure kernel's chunk of pairs (closure.py emits them in
-            # key order), packed by the relation's insertion (tupleset.py ``add_new``): a compare, no sort
-            return values.copy()
     ordered = np.sort(values)
     keep = np.empty(ordered.size, dtype=bool)
     keep[0] = True

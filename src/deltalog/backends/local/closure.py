@@ -258,20 +258,17 @@ def component_pairs(src: np.ndarray, dst: np.ndarray, nodes: np.ndarray | None =
         yield from _chunks(ids[x], ids[y], chunk)
         return
     ncomp, label = weak_components(s, d, ids.size)
-    members = np.argsort(label, kind="stable")   # each component's nodes, ascending, as one slice
-    xs = np.arange(ids.size)
+    members = np.argsort(label, kind="stable")
     if nodes is not None:
         wanted = np.zeros(ncomp, bool)
         wanted[label[_positions(ids, nodes)]] = True
-        members, xs = members[wanted[label[members]]], np.flatnonzero(wanted[label])
+        members = members[wanted[label[members]]]
     off = group_offsets(label[members], ncomp)
-    # x in id order, each with its component's slice: the pairs come sorted by (x, y), so the relation
-    # stores them in key order and an index on its first column needs no sort (storage/index.py)
-    comp = label[xs]
+    comp = label[members]
     counts = off[comp + 1] - off[comp]
     for a, b in slices_by_weight(counts, chunk):
         y = members[expand_ranges(off[comp[a:b]], counts[a:b])]
-        yield ids[np.repeat(xs[a:b], counts[a:b])], ids[y]
+        yield ids[np.repeat(members[a:b], counts[a:b])], ids[y]
 
 
 def collect(chunks: Iterator[Pairs]) -> Pairs:
