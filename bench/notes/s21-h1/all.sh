@@ -3,7 +3,7 @@
 N=/work/wt-h1/bench/notes/s21-h1
 O=/tmp/h1/final; mkdir -p $O
 $N/ab.sh $O/claros 2 claros-15000 1000 10 after:auto,remat:auto
-$N/ab.sh $O/dagr 2 dag-r 1000 5 after:auto,remat:auto
+$N/ab.sh $O/dagr 1 dag-r 1000 5 after:auto,remat:auto
 for i in 1 2; do for t in base:/tmp/base-h1 branch:/work/wt-h1; do
   echo "${t%%:*}" >> $O/lubm.txt; PYTHONPATH=${t#*:}/src python ${t#*:}/bench/maint_events.py lubm 1000 dred >> $O/lubm.txt 2>&1
 done; done
