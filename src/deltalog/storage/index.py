@@ -62,13 +62,31 @@ class Prober(Protocol):
 SORTED_SAMPLE = 1 << 10
 
 
+MERGED_PIECES = 32
+"""Keys in at most this many nondecreasing pieces are ordered by a stable sort (numpy's timsort merges the
+pieces: log2(pieces) passes) instead of the packed SIMD sort. Claros-like ``relatedPlaces`` is 19 pieces: its
+89k explicit facts, then the closure's 2^18-pair chunks, each stored sorted by ``add_new``; its first ``(0,)``
+index 0.24-0.33 -> 0.22-0.24 s in process (docs/benchmarks.md, stop 21)."""
+
+
 def nondecreasing(keys: np.ndarray) -> bool:
     """Whether the keys are already in order (their first ``SORTED_SAMPLE`` checked first: keys in no
     order fail there, for ~1 us). A relation loaded from a file holds its rows sorted by packed row
     (storage/tupleset.py ``add_new``), so an index on its first column(s) needs no sort: reach-tiny's
     1M-edge ``edge`` on (0,), ~15 ms of a 22 ms build (docs/benchmarks.md, stop 20)."""
+    return sorted_pieces(keys) == 1
+
+
+def sorted_pieces(keys: np.ndarray) -> int:
+    """The number of maximal nondecreasing pieces of the keys (1: in order), or 0 when it is more than
+    ``MERGED_PIECES`` (keys in no order show it in their first ``SORTED_SAMPLE``: told in ~1 us). A
+    relation's rows lie in a few such pieces when it was stored in a few batches, each sorted by packed row
+    (``add_new``): on its first column(s), a closure module's chunks after the explicit facts."""
     head = keys[:SORTED_SAMPLE + 1]
-    return bool(np.all(head[1:] >= head[:-1])) and bool(np.all(keys[1:] >= keys[:-1]))
+    if np.count_nonzero(head[1:] < head[:-1]) >= MERGED_PIECES:
+        return 0
+    pieces = int(np.count_nonzero(keys[1:] < keys[:-1])) + 1 if keys.size else 1
+    return pieces if pieces <= MERGED_PIECES else 0
 
 
 class SortedIndex:
@@ -122,13 +140,18 @@ class SortedIndex:
         # stored ids lie in the key space (the radix covers them): one column is its own key, no mask made
         own_column = len(fresh) == 1 and self.exact
         keys = fresh[0] if own_column else self.key_of(fresh, hi - lo)[0]
-        if nondecreasing(keys):   # rows stored in key order: a loaded relation's (``add_new``, sorted by
+        pieces = sorted_pieces(keys)
+        if pieces == 1:   # rows stored in key order: a loaded relation's (``add_new``, sorted by
             rows = np.arange(lo, hi, dtype=np.int64)   # packed row) on its first columns; no sort
             if own_column:   # a view of the relation's column: copied, so that the run
                 keys = keys.copy()   # neither pins a buffer the column outgrows nor sees it change
+        elif pieces:   # a few pieces in order: merged (stable: equal keys keep their rows ascending)
+            rows = np.argsort(keys, kind="stable")
+            keys = keys[rows]
+            rows += lo   # (in place: one fresh array less to fault in; 4.8M rows are 38 MB)
         else:
-            keys, order = sort_with_positions(keys)
-            rows = order + lo
+            keys, rows = sort_with_positions(keys)
+            rows += lo
         self.runs.append(Run.build(lo, hi, keys, rows, self._space()))
         self._covered = hi
 

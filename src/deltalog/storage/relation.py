@@ -287,8 +287,8 @@ class Relation(RowWindows, RowHistory):
             relation.deleted_rows = int(dead.size)
             relation._deaths.rebuild(dead, died[dead])
             live = (died == ALIVE).nonzero()[0]
-        if len(relation):
-            relation.tuples.rebuild([c[live] for c in relation.stored_columns()], live, relation._max_id)
+        if len(relation):   # (the tuple set at its first use: a query never asks it)
+            relation.tuples.defer(live, relation._max_id)
         return relation
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:

@@ -154,6 +154,20 @@ class TupleSet:
         self._radix = 0
         self._keys: ByteMap | BitMap | Int64HashSet | None = None
         self._wide: WideRowSet | None = None
+        self._deferred: tuple[np.ndarray, int] | None = None   # (live row ids, max id): ``defer``
+
+    def defer(self, row_ids: np.ndarray, max_id: int) -> None:
+        """``rebuild`` with these stored rows at the set's first use, not now. A store opens every relation
+        whole (storage/persist.py), and a query, an export, or an update that leaves a relation alone never
+        asks its set (Claros-like: 0.24 s of a 0.7 s open, docs/benchmarks.md stop 21). The rows are those
+        live now: every change of the relation asks the set first, except a rollback's revival, which
+        records the revived rows after this build."""
+        self._deferred = (row_ids, max_id)
+
+    def _undefer(self) -> None:
+        assert self._deferred is not None
+        row_ids, max_id = self._deferred
+        self.rebuild(self._rows_at(row_ids), row_ids, max_id)
 
     def _packed(self) -> ByteMap | BitMap | Int64HashSet:
         """The set of packed rows (the representation, unless rows are too wide to pack)."""
@@ -166,6 +180,7 @@ class TupleSet:
     def rebuild(self, all_rows: Columns, row_ids: np.ndarray, max_id: int, expected_rows: int = 0) -> None:
         """Choose the representation for ids up to max_id and about ``expected_rows`` tuples, and
         re-insert the given (live) rows."""
+        self._deferred = None
         self._radix = radix_for(max_id, growing=0 < self._radix <= max_id)
         space = self._radix ** self.arity
         tracking = isinstance(self._keys, Int64HashMap)
@@ -184,16 +199,22 @@ class TupleSet:
 
     def renumberable(self) -> bool:
         """Whether :meth:`renumber` can follow a compaction (a wide row set keeps rows its own way)."""
+        if self._deferred is not None:   # (an attribute test, not a call: these run per batch)
+            self._undefer()
         return self._wide is None
 
     def renumber(self, new_id: np.ndarray) -> None:
         """The relation renumbered its rows (every row held is kept, and row ``i`` is now ``new_id[i]``):
         keys stay where they are, a map's row ids are renumbered in place."""
+        if self._deferred is not None:
+            self._undefer()
         if isinstance(self._keys, Int64HashMap):
             self._keys.renumber(new_id)
 
     def needs_rebuild(self, columns: Columns) -> bool:
         """Ids outgrew the radix, or a hash set has grown dense enough to become a byte or bit map."""
+        if self._deferred is not None:
+            self._undefer()
         return self._radix == 0 or not self._fits(columns) or self._dense_enough(len(columns[0]))
 
     def _dense_enough(self, batch: int) -> bool:
@@ -205,6 +226,8 @@ class TupleSet:
 
     def new_rows(self, columns: Columns) -> list[np.ndarray]:
         """The distinct batch rows that are not stored yet, as columns (nothing is recorded yet)."""
+        if self._deferred is not None:
+            self._undefer()
         if self._wide is not None:
             return [c[self._wide.new_rows(columns)] for c in columns]
         keys = pack(columns, self._radix)
@@ -216,6 +239,8 @@ class TupleSet:
         absent, so the separate membership probe is saved (~35 of ~95 ns a key). None for the other
         representations (the caller then asks ``new_rows`` and ``record``: a byte or bit map's probe
         is one gather, and a wide row set records row ids the relation has not stored yet)."""
+        if self._deferred is not None:
+            self._undefer()
         if not isinstance(self._keys, Int64HashSet) or isinstance(self._keys, Int64HashMap):
             return None   # (a map's insertion takes the row ids, known once the new rows are)
         keys = sorted_unique(pack(columns, self._radix))
@@ -223,6 +248,8 @@ class TupleSet:
 
     def record(self, columns: Columns, row_ids: np.ndarray) -> None:
         """Remember rows (distinct and new) that the relation has just stored under row_ids."""
+        if self._deferred is not None:
+            self._undefer()
         if self._wide is not None:
             self._wide.insert_rows(columns, row_ids)
         elif isinstance(self._keys, Int64HashMap):
@@ -235,6 +262,8 @@ class TupleSet:
         when the representation knows no row ids (a byte or bit map). A hash set learns them now, from
         ``live_rows`` (the ids of the relation's live rows and their columns): the first deletion pays one
         rebuild."""
+        if self._deferred is not None:
+            self._undefer()
         if self._wide is not None:
             return np.sort(self._wide.take(columns))
         if self._radix == 0 or not isinstance(self._keys, Int64HashSet):
@@ -248,12 +277,16 @@ class TupleSet:
 
     def discard(self, columns: Columns) -> None:
         """Forget rows (stored ones; the relation has just marked them deleted)."""
+        if self._deferred is not None:
+            self._undefer()
         if self._wide is not None:
             self._wide.discard(columns)
         elif self._keys is not None:
             self._keys.discard(pack(columns, self._radix))
 
     def contains(self, columns: Columns) -> np.ndarray:
+        if self._deferred is not None:
+            self._undefer()
         if self._radix == 0:
             return np.zeros(len(columns[0]), bool)
         if self._wide is not None:
