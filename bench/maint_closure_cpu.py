@@ -89,5 +89,5 @@ for s, sel in enumerate(uniform_samples(ds, k, samples)):
               f"add wall {out[1][0]:.2f} cpu {out[1][1]:.2f}", flush=True)
 for v in variants:
     d, a = np.array(res[v][0]), np.array(res[v][1])
-    print(f"RESULT {name} k={k} {v}: delete median wall {np.median(d[:,0]):.3f} cpu {np.median(d[:,1]):.3f} | "
-          f"add median wall {np.median(a[:,0]):.3f} cpu {np.median(a[:,1]):.3f}", flush=True)
+    print(f"RESULT {name} k={k} {v}: delete median wall {np.median(d[:,0]):.4f} cpu {np.median(d[:,1]):.4f} | "
+          f"add median wall {np.median(a[:,0]):.4f} cpu {np.median(a[:,1]):.4f}", flush=True)
