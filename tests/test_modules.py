@@ -95,3 +95,33 @@ def test_a_module_without_a_capability_gets_the_strategys_fallback(monkeypatch, 
     expected = Reasoner(PROGRAM + "edge(1, 2). edge(3, 4). edge(3, 1).")
     for p in ("path", "far"):
         assert sorted(r.relation(p).rows()) == sorted(expected.relation(p).rows())
+
+
+STEP_FROM_R = """
+f(0, 1).
+f(2, 0).
+f(3, 4).
+f(4, 3).
+g(0).
+g(2).
+p(X, Y) :- f(X, Y).
+p(X, Y) :- q(X, Y).
+p(X, Z) :- p(X, Y), q(Y, Z).
+q(X, Y) :- p(X, Y), g(X).
+q(X, Y) :- p(X, Y), X != 1.
+"""
+
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc", "counting", "fbf", "bf", "auto"])
+def test_a_linear_step_derived_from_the_closure_itself_is_no_module_input(algorithm):
+    """``q`` is derived from ``p`` in p's stratum: a linear module over it measured its losses against the
+    steps still there, which held the steps p's lost pairs had derived, so ``p(2, 1)`` and ``q(2, 1)`` kept
+    each other after every ``f`` went (stop 21). The stratum now runs seminaive, exactly."""
+    import polars as pl
+    from deltalog.api import Reasoner
+
+    reasoner = Reasoner(STEP_FROM_R)
+    reasoner.materialise()
+    reasoner.update(delete={"f": pl.DataFrame({"a": [0, 2, 3], "b": [1, 0, 4]})}, algorithm=algorithm)
+    assert sorted(reasoner.query("p(X, Y)").rows()) == [(4, 3)]
+    assert sorted(reasoner.query("q(X, Y)").rows()) == [(4, 3)]
