@@ -162,9 +162,8 @@ class Relation(RowWindows, RowHistory):
             if len(self) == 0:   # a new relation (an update's scratch relations: ~40 a small deletion)
                 self.tuples.rebuild([], _NO_ROWS, self._max_id, expected_rows=len(columns[0]))
                 return
-            live = (self.died() == ALIVE).nonzero()[0]
-            self.tuples.rebuild([c[live] for c in self.stored_columns()], live, self._max_id,
-                                expected_rows=live.size + len(columns[0]))
+            live, rows = self._live_rows()
+            self.tuples.rebuild(rows, live, self._max_id, expected_rows=live.size + len(columns[0]))
 
     def _stamp(self, generation: int) -> None:
         if self._generations and generation < self._generations[-1]:
