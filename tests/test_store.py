@@ -114,3 +114,23 @@ def test_stats_json_and_verify(tmp_path, capsys):
     assert stats["history"][0]["event"] == "init"
     assert main(["verify", str(store)]) == 0
     assert capsys.readouterr().out.startswith("ok: ")
+
+
+def test_opening_a_store_again_does_not_parse_its_program(tmp_path, monkeypatch):
+    """A store's program goes through the parse cache (syntax/parsed_cache.py), as a program file does: once
+    it was parsed, opening the store again (each ``deltalog update``, ``query``, ``export``) costs no Lark
+    import or parse (docs/benchmarks.md, stop 22), and the store answers and updates as before."""
+    from unittest import mock
+
+    from deltalog.syntax import parser
+    monkeypatch.setenv("DELTALOG_PARSE_CACHE", str(tmp_path / "cache"))
+    reasoner = Reasoner("path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n")
+    reasoner.load("edge", [(1, 2), (2, 3)])
+    reasoner.save(tmp_path / "store")
+    Reasoner.open(tmp_path / "store")
+    with mock.patch.object(parser, "parse", side_effect=AssertionError("the program was parsed again")):
+        with Reasoner.open(tmp_path / "store", writable=True) as opened:
+            opened.update(add={"edge": [(3, 4)]})
+            opened.save(tmp_path / "store")
+        assert set(Reasoner.open(tmp_path / "store").relation("path").iter_rows()) == {
+            (1, 2), (2, 3), (3, 4), (1, 3), (2, 4), (1, 4)}

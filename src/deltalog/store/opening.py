@@ -78,9 +78,10 @@ def _reasoner(store: Path, manifest: dict, program: str, dictionary, relations, 
               modules: str = "auto"):
     from deltalog.api import Reasoner
     from deltalog.backends.local.backend import LocalBackend
-    from deltalog.syntax import parse
+    from deltalog.syntax.parsed_cache import parse_cached
     backend = LocalBackend.from_parts(dictionary, relations)
-    parsed = parse(program, source_name=str(store / manifest["snapshot"] / "base" / "program.dl"))
+    # (the parse cache, as for a program file: an unchanged store program costs no Lark import or parse)
+    parsed = parse_cached(program, str(store / manifest["snapshot"] / "base" / "program.dl"))
     missing = set(manifest["arities"]) - set(relations)
     if missing:
         raise StoreDamaged(store, manifest["snapshot"], f"no saved relation for {', '.join(sorted(missing))}")
