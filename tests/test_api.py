@@ -144,6 +144,23 @@ def test_change_frames_are_made_when_read_and_keep_their_update_s_facts(monkeypa
     assert first.added["path"].height == 0 and not first.added
 
 
+def test_change_counts_are_read_without_making_frames(monkeypatch):
+    """``counts()`` gives the facts per changed predicate from the rows taken (no frame made: ``deltalog
+    update`` prints and records these only), and the same numbers once frames are made."""
+    import deltalog.backends.local.backend as local
+    made: list[int] = []
+    decoded = local.decoded_frame
+    monkeypatch.setattr(local, "decoded_frame", lambda *args: made.append(1) or decoded(*args))
+    r = Reasoner(TC + "edge(1, 2). edge(2, 3). edge(3, 4).")
+    r.materialise()
+    result = r.update(delete={"edge": [(2, 3)]}, add={"edge": [(4, 5)]})
+    counts = {"removed": result.removed.counts(), "added": result.added.counts()}
+    assert not made
+    assert counts == {"removed": {"edge": 1, "path": 4}, "added": {"edge": 1, "path": 2}}
+    assert {p: f.height for p, f in result.removed.items()} == result.removed.counts() == counts["removed"]
+    assert made and result.added.counts() == counts["added"]
+
+
 def test_a_relation_is_compacted_once_half_its_rows_are_deleted():
     """After an update, a relation whose deleted rows reach half its rows drops them (maintain.py
     ``compact_if_worthwhile``), also when earlier updates found it not worth it and were not counted again."""

@@ -171,3 +171,26 @@ def test_the_start_up_is_frozen_for_the_evaluation(monkeypatch, tmp_path):
     monkeypatch.setattr(Reasoner, "materialise", spy)
     assert cli.main(["run", "examples/transitive/program.dl", "--quiet", "--out", str(tmp_path / "o")]) == 0
     assert seen and all(state == (True, True) for state in seen)
+
+
+def test_an_update_of_numbers_on_a_store_loads_no_polars_pyarrow_or_lark(tmp_path):
+    """``deltalog update`` on a store of numbers, with a file of int facts: the change file stays an
+    IntTable (cli_store.read_changes), the dictionary's texts are not parsed when it holds numbers only
+    (storage/persist.py ``no_texts``), and the store's program comes from the parse cache once parsed
+    (store/opening.py): ~0.2 s of imports less a command (docs/benchmarks.md, stop 22)."""
+    store, cache = tmp_path / "store", tmp_path / "cache"
+    (tmp_path / "facts").mkdir()
+    (tmp_path / "facts" / "edge.tsv").write_text("".join(f"{i}\t{i + 1}\n" for i in range(50)))
+    (tmp_path / "gone").mkdir()
+    (tmp_path / "gone" / "edge.tsv").write_text("10\t11\n")
+    env = dict(os.environ, DELTALOG_PARSE_CACHE=str(cache))
+    program = ROOT / "examples" / "transitive" / "program.dl"
+    for argv in (("init", str(store), str(program), "--facts", str(tmp_path / "facts")),
+                 ("query", str(store), "path(1, X)")):   # (a query parses its atom: the program gets cached)
+        subprocess.run([sys.executable, "-m", "deltalog", *argv], cwd=ROOT, env=env, check=True, capture_output=True)
+    probe = PROBE.replace("{heavy}", repr(HEAVY + ("lark",)))
+    done = subprocess.run([sys.executable, "-c", probe, json.dumps(["update", str(store), "--delete",
+                                                                     str(tmp_path / "gone")])],
+                          capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+    assert "-" in done.stdout.split("LOADED")[0], done.stdout    # the update ran and removed facts
+    assert [m for m in json.loads(done.stdout.rsplit("LOADED ", 1)[1]) if m != "numpy" and m != "scipy"] == []

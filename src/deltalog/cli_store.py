@@ -61,13 +61,16 @@ def cmd_init(args) -> int:
 
 def read_changes(directory: str | None, reasoner) -> dict:
     """The facts of an ``--add``/``--delete`` directory, read as ``--facts`` is (cells typed by form, or
-    by the ``@decl`` of their predicate), as frames ``update()`` takes unchanged."""
+    by the ``@decl`` of their predicate), as tables ``update()`` takes unchanged: a file of canonical ints as
+    its IntTable (no text cell to mark, and no Polars import: the local backend encodes it directly), any
+    other as a frame whose text cells are marked."""
     if not directory:
         return {}
     from deltalog.io.datasets import read_facts_dir
+    from deltalog.io.int_columns import IntTable
     from deltalog.loading import cells_frame
     tables = read_facts_dir(directory, arities=dict(reasoner.predicates()), declarations=reasoner.declarations)
-    return {p: cells_frame(t) for p, t in tables.items()}
+    return {p: t if isinstance(t, IntTable) else cells_frame(t) for p, t in tables.items()}
 
 
 def cmd_update(args) -> int:
@@ -81,8 +84,7 @@ def cmd_update(args) -> int:
         result = reasoner.update(add=add, delete=delete, algorithm=args.algorithm, strict=True)
         event = {"event": "update", "algorithm": result.algorithm, "abandoned": result.abandoned,
                  "seconds": result.seconds,
-                 "added": {p: f.height for p, f in result.added.items()},
-                 "removed": {p: f.height for p, f in result.removed.items()}}
+                 "added": result.added.counts(), "removed": result.removed.counts()}
         reasoner.save(args.store, event=event)
     print_update(result, time.perf_counter() - started)
     if args.stats:
@@ -91,15 +93,13 @@ def cmd_update(args) -> int:
 
 
 def print_update(result, total: float) -> None:
-    added = sum(f.height for f in result.added.values())
-    removed = sum(f.height for f in result.removed.values())
-    print(f"{result.algorithm}: +{added:,} -{removed:,} facts in {result.seconds:.3f} s ({total:.2f} s with I/O)")
+    added, removed = result.added.counts(), result.removed.counts()   # (counts: no frame is made)
+    print(f"{result.algorithm}: +{sum(added.values()):,} -{sum(removed.values()):,} facts in {result.seconds:.3f} s "
+          f"({total:.2f} s with I/O)")
     if result.abandoned:   # auto gave up on DRed and rematerialised
         print(f"  (abandoned {result.abandoned})")
-    for predicate in sorted(set(result.added) | set(result.removed)):
-        plus = result.added.get(predicate)
-        minus = result.removed.get(predicate)
-        print(f"  {predicate}: +{0 if plus is None else plus.height:,} -{0 if minus is None else minus.height:,}")
+    for predicate in sorted(set(added) | set(removed)):
+        print(f"  {predicate}: +{added.get(predicate, 0):,} -{removed.get(predicate, 0):,}")
     ignored = {p: n for p, n in result.ignored_additions.items() if n}
     skipped = {p: n for p, n in result.ignored_deletions.items() if n}
     if ignored or skipped:

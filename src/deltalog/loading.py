@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from deltalog.backends.base import FrameLoading
 from deltalog.errors import InputError, UsageError
-from deltalog.io.int_columns import as_polars, int_rows
+from deltalog.io.int_columns import ColumnTable, as_polars, int_rows
 from deltalog.plan import ir
 from deltalog.reasoning.workspace import explicit_relation
 from deltalog.sources import rows_of
@@ -77,6 +77,8 @@ class FactLoading:
 
     def _table(self, predicate: str, data: Any, *, format: str | None = None) -> Any:
         """``decoded_table`` with the caller's mistakes (a missing file, ragged rows) as typed errors."""
+        if isinstance(data, ColumnTable):
+            return data   # decoded already (a reader's table: ``deltalog update`` passes an int file's IntTable)
         if isinstance(data, (str, os.PathLike)):
             self.inputs.append(Path(data))
         elif not _is_polars_frame(data) and not type(data).__module__.startswith(("pandas", "pyarrow")):

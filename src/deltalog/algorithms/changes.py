@@ -30,11 +30,19 @@ class Changes(dict):
         super().__init__(*args, **kwargs)
         self.empty = empty
         self._pending: dict[str, Callable[[], pl.DataFrame]] = {}
+        self._rows: dict[str, int] = {}   # of the pending frames
 
-    def defer(self, predicate: str, frame: Callable[[], pl.DataFrame]) -> None:
-        """Hold ``predicate``, whose frame ``frame()`` makes when one is read."""
+    def defer(self, predicate: str, frame: Callable[[], pl.DataFrame], rows: int) -> None:
+        """Hold ``predicate``, whose frame of ``rows`` rows ``frame()`` makes when one is read."""
         super().__setitem__(predicate, None)
         self._pending[predicate] = frame
+        self._rows[predicate] = rows
+
+    def counts(self) -> dict[str, int]:
+        """Facts per changed predicate, read without making any frame (``deltalog update`` prints and records
+        only these: no frame, and so no Polars import, for an update of numbers; docs/benchmarks.md, stop 22)."""
+        pending, rows = self.__dict__.get("_pending") or {}, self.__dict__.get("_rows") or {}
+        return {p: rows[p] if p in pending else dict.__getitem__(self, p).height for p in dict.keys(self)}
 
     def _made(self) -> "Changes":
         """Every pending frame made (once)."""

@@ -179,7 +179,7 @@ def read_off_later(update: Update, into: Changes, predicate: str, plan: ir.Node)
     their frame made when the caller reads one (algorithms/changes.py)."""
     rows, frame = update.backend.evaluate_later(plan=plan)
     if rows:
-        into.defer(predicate, frame)
+        into.defer(predicate, frame, rows)
 
 
 def compact_if_worthwhile(update: Update) -> None:

@@ -18,6 +18,11 @@ from deltalog.storage.hashset import EMPTY, SORTED_RUN_MIN, Int64HashSet, mix, s
 from deltalog.storage.uniques import sorted_unique
 
 
+SORTED_POP_PROBES = 16
+"""A pop from a sorted first batch (``_pop_sorted``) counts as probes of 1/this of its keys: one pass over
+them (~1 ns a key) against a probe's ~30-100 ns, so ~16 such pops before the table is built."""
+
+
 class Int64HashMap(Int64HashSet):
     """Non-negative int64 keys -> int64 values, vectorised over batches (absent keys read as -1)."""
 
@@ -37,6 +42,9 @@ class Int64HashMap(Int64HashSet):
             raise ValueError(f"{keys.size} keys given for a set of {len(table)}")
         if table._sorted is None:
             slots = table._held_slots(keys)
+        elif table._sorted.size == keys.size and np.array_equal(table._sorted, keys):
+            table._values = values.astype(np.int64, copy=True)   # the keys in the sorted batch's own order:
+            return table   # a relation stored in key order (a loaded one: TupleSet.add_new), no probe at all
         else:   # (with no values yet: a sorted first batch may become a table here)
             slots = table._find(keys)
             if (slots < 0).any():
@@ -102,6 +110,8 @@ class Int64HashMap(Int64HashSet):
     def pop(self, keys: np.ndarray) -> np.ndarray:
         """Remove the keys held (absent ones, and repeats, are ignored); return their values, in the order of
         the slots that held them."""
+        if self._sorted is not None and self._sorted_probes + keys.size <= self._sorted.size:
+            return self._pop_sorted(keys)
         self._build_table()
         slots = self._find(keys)
         # the distinct slots, sorted (storage/uniques.py): the tombs and values below are written and read
@@ -112,6 +122,29 @@ class Int64HashMap(Int64HashSet):
         self._size -= slots.size
         self._tombs += slots.size
         return self._slot_values()[slots]
+
+    def _pop_sorted(self, keys: np.ndarray) -> np.ndarray:
+        """``pop`` from a sorted first batch: the keys found leave the sorted keys and their values, which stay
+        sorted: one sequential pass instead of placing every key in a table (``_build_table``, a sort by home
+        slot and a scatter), which a store's relation paid at its first deletion in each process (a CLI
+        update; docs/benchmarks.md, stop 22). Each such pass counts as probes of a sixteenth of the keys
+        (``SORTED_POP_PROBES``), so a set popped update after update gets its table in the end."""
+        held = self._sorted
+        assert held is not None and self._values is not None
+        if held.size == 0 or keys.size == 0:
+            return np.empty(0, np.int64)
+        at = np.minimum(np.searchsorted(held, keys), held.size - 1)
+        at = sorted_unique(at[held[at] == keys])
+        popped = self._values[at]
+        keep = np.ones(held.size, bool)
+        keep[at] = False
+        self._sorted, self._values = held[keep], self._values[keep]
+        self._size -= at.size
+        self._sorted_probes += keys.size + held.size // SORTED_POP_PROBES
+        if self._size == 0:   # (an empty table: reads of a set without keys expect one)
+            self._sorted = None
+            self._new_table(self._bits)
+        return popped
 
     def items(self) -> tuple[np.ndarray, np.ndarray]:
         """The keys held and their values."""

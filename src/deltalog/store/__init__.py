@@ -89,13 +89,13 @@ def _rule_change(reasoner, store: Path, current: tuple[str, int, str] | None, li
     from deltalog.analysis import analyse
     from deltalog.analysis.identity import compare_rules
     from deltalog.errors import DeltalogError
-    from deltalog.syntax import parse
     if current is None:
         return None
     try:
         manifest, old_text = (link.manifest, link.program) if link is not None else _stored_program(store, current)
         if old_text == program_text:
             return None
+        from deltalog.syntax import parse   # (Lark, imported only for a changed program)
         old = analyse(parse(old_text), extra_arities=dict(manifest.get("arities", {})))
     except (DeltalogError, OSError, ValueError, checked_files.Damaged):
         return None
