@@ -134,3 +134,32 @@ def test_opening_a_store_again_does_not_parse_its_program(tmp_path, monkeypatch)
             opened.save(tmp_path / "store")
         assert set(Reasoner.open(tmp_path / "store").relation("path").iter_rows()) == {
             (1, 2), (2, 3), (3, 4), (1, 3), (2, 4), (1, 4)}
+
+
+def test_a_store_of_numbers_saved_without_the_no_texts_flag_still_opens_and_updates(tmp_path, monkeypatch):
+    """Stores saved before ``no_texts`` (storage/persist.py: a dictionary part of numbers only, whose texts
+    are then checked but not parsed) parse their texts file as before; the flag is written now, and a
+    store holding both kinds of parts reads the same facts."""
+    import json
+
+    from deltalog.storage import persist
+    program = "path(X, Y) :- edge(X, Y).\npath(X, Z) :- path(X, Y), edge(Y, Z).\n"
+    written = persist.save_dictionary
+
+    def without_flag(*args):
+        entry = written(*args)
+        entry.pop("no_texts", None)
+        return entry
+    store = tmp_path / "store"
+    with monkeypatch.context() as patch:
+        patch.setattr(persist, "save_dictionary", without_flag)
+        old = Reasoner(program)
+        old.load("edge", [(1, 2), (2, 3)])
+        old.save(store)
+    states = [json.loads(p.read_text()) for p in store.rglob("state.json")]
+    assert states and not any("no_texts" in s["dictionary"] for s in states)
+    with Reasoner.open(store, writable=True) as opened:
+        opened.update(add={"edge": [(3, 40)]}, delete={"edge": [(1, 2)]})
+        opened.save(store)
+    assert any(json.loads(p.read_text())["dictionary"].get("no_texts") for p in store.rglob("state.json"))
+    assert set(Reasoner.open(store).relation("path").iter_rows()) == {(2, 3), (3, 40), (2, 40)}
