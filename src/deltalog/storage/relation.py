@@ -26,8 +26,9 @@ from deltalog.storage.growable import GrowableArray
 from deltalog.storage.deaths import ALIVE, DeadPart, dead_part
 from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
+from deltalog.storage.livekeys import LiveKeyCounts
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
-from deltalog.storage.rowmap import RowMap
+from deltalog.storage.rowmap import DenseRowMap, RowMap
 from deltalog.storage.tupleset import TupleSet, pack, packs, radix_for
 from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.windows import RowWindows
@@ -74,9 +75,10 @@ class Relation(RowWindows, RowHistory):
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
         self._budgets: dict[tuple[int, ...], ScanBudget] = {}   # scans instead of unbuilt indexes (row_scan.py)
         self._sampled: dict[tuple[int, ...], tuple[int, int]] = {}   # positions -> (rows, distinct estimate)
-        self._row_map: RowMap | None = None   # packed row -> its row id, for rows 0.._mapped (and revivals)
+        self._row_map: RowMap | DenseRowMap | None = None   # packed row -> row id, rows 0.._mapped (and revivals)
         self._row_map_radix = 0
         self._mapped = 0
+        self._live_keys: dict[int, LiveKeyCounts] = {}   # position -> live rows per value (livekeys.py)
         # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
         # the saved length, and the death marks of the rows a delete or revive touched (the journal).
         # ``layout`` changes whenever row ids are renumbered (compaction, rollback: _reset runs again),
@@ -186,6 +188,7 @@ class Relation(RowWindows, RowHistory):
             self.tuples.discard(self._rows_at(rows))
         died[rows] = generation
         self._deaths.died(generation, rows)
+        self._keys_changed(rows, -1)
         if self._dead_bits is not None:
             self._dead_bits.mark(rows, dead=True)
         if self._latest_death is not None:
@@ -223,9 +226,10 @@ class Relation(RowWindows, RowHistory):
         rows = prober.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1]
         return rows, prober.exact
 
-    def _current_row_map(self) -> RowMap | None:
+    def _current_row_map(self) -> RowMap | DenseRowMap | None:
         """The RowMap, covering every row (None for a relation past ROW_MAP_MAX_ROWS, or whose rows do not
-        pack into one int64 key): made at the first deletion, made again when ids outgrow its radix."""
+        pack into one int64 key): made at the first deletion, made again when ids outgrow its radix; a direct
+        map when the key space is small against the rows (``DenseRowMap``)."""
         if len(self) > ROW_MAP_MAX_ROWS:
             self._row_map = None
             return None
@@ -233,12 +237,14 @@ class Relation(RowWindows, RowHistory):
             radix = radix_for(self._max_id)
             if not packs(radix, self._width):
                 return None
-            self._row_map, self._row_map_radix, self._mapped = RowMap(), radix, 0
+            space = radix ** self._width
+            row_map = DenseRowMap(space) if DenseRowMap.fits(space, len(self)) else RowMap()
+            self._row_map, self._row_map_radix, self._mapped = row_map, radix, 0
         if self._mapped < len(self):
             self._map_rows(self._row_map, self._mapped, len(self))
         return self._row_map
 
-    def _map_rows(self, row_map: RowMap, lo: int, hi: int) -> None:
+    def _map_rows(self, row_map: RowMap | DenseRowMap, lo: int, hi: int) -> None:
         """Map the keys of rows lo..hi: from row 0, of the live rows (distinct tuples; a dead row maps to
         nothing a deletion wants); past rows already mapped, each key to the last row that holds it (the
         map's ``assign`` keeps a repeated key's last row: no row in between was revived, since a revival
@@ -252,7 +258,9 @@ class Relation(RowWindows, RowHistory):
         self._mapped = hi
 
     def _rows_revived(self, rows: np.ndarray) -> None:
-        """Revived rows hold their tuples again: the RowMap, if any, maps their keys back to them."""
+        """Revived rows hold their tuples again: the RowMap, if any, maps their keys back to them, and the
+        live counts of values count them again."""
+        self._keys_changed(rows, 1)
         if self._row_map is not None and (row_map := self._current_row_map()) is not None:
             row_map.assign(pack(self._rows_at(rows), self._row_map_radix), rows)
 
@@ -289,6 +297,22 @@ class Relation(RowWindows, RowHistory):
         if len(relation):   # (the tuple set at its first use: a query never asks it)
             relation.tuples.defer(live, relation._max_id)
         return relation
+
+    def holds_live(self, position: int, values: np.ndarray) -> np.ndarray | None:
+        """Which values some live row holds at ``position``, from counts kept current (storage/livekeys.py);
+        None where the relation keeps none (too few rows, or too many ids for its rows)."""
+        counts = self._live_keys.get(position)
+        if counts is None:   # made at the first question that fits (the counts then follow the rows)
+            space = radix_for(self._max_id)
+            if not LiveKeyCounts.fits(space, len(self)):
+                return None
+            counts = self._live_keys[position] = LiveKeyCounts(space)
+        return counts.holds(self._cols[position].view(), self._died.view() if self._died is not None else None,
+                            np.asarray(values, np.int64))
+
+    def _keys_changed(self, rows: np.ndarray, by: int) -> None:
+        for position, counts in self._live_keys.items():
+            counts.changed(self._cols[position].view(), rows, by)
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are stored."""

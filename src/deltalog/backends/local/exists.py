@@ -45,6 +45,8 @@ def indexed_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Fr
     if (relation := whole_live_relation(right, node.on, ctx)) is not None and isinstance(right, ir.Scan):
         names = list(right.columns)   # all distinct Cols (whole_live_relation): the terms' names
         return lambda frame: relation.contains([frame.columns[n] for n in names])
+    if (live := live_values_check(right, node.on, ctx)) is not None:
+        return live
     if not isinstance(right, ir.Scan) or _has_repeats(right):
         keys = SortedKeys.of(materialise(right, ctx), node.on)
         if keys is not None:
@@ -119,6 +121,31 @@ def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> St
         return None
     relation = ctx.relations[right.relation]
     return relation if relation.arity and relation.covers_live(right) else None
+
+
+def live_values_check(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Callable[[Frame], np.ndarray] | None:
+    """Membership in the live tuples' values at one column, when the right side is a scan of all of a stored
+    relation's live tuples matched on that column alone (its other terms distinct names: ``course(C) :-
+    teacherOf(X, C)`` checked for candidates C): the relation's live counts per value answer it with one
+    gather (storage/livekeys.py), where the index answers with a binary search per run and the matches'
+    death marks. None: ask the index (the relation keeps no counts there, or another shape, or the relation
+    the running statement writes, left to the index as ``dense_check`` leaves it)."""
+    if len(on) != 1 or not isinstance(right, ir.Scan) or right.relation == ctx.writing:
+        return None
+    if right.visible is not None or right.deleted is not None or None in right.names or _has_repeats(right):
+        return None
+    relation = ctx.relations[right.relation]
+    if not relation.covers_live(right):
+        return None
+    position, name = right.names.index(on[0]), on[0]
+    if relation.holds_live(position, np.empty(0, np.int64)) is None:
+        return None
+
+    def check(frame: Frame) -> np.ndarray:
+        found = relation.holds_live(position, frame.columns[name])
+        assert found is not None, "a relation keeps its counts once made"
+        return found
+    return check
 
 
 def _has_repeats(scan: ir.Scan) -> bool:
