@@ -1,6 +1,5 @@
-"""Live counts per value (storage/livekeys.py) and direct row maps (storage/rowmap.py ``DenseRowMap``): they
-follow a relation's rows through appends, deletions, revivals, rollbacks and compactions, and DRed's checks
-that read them give the naive evaluator's results."""
+"""Live counts per value (storage/livekeys.py): they follow a relation's rows through appends, deletions,
+revivals, rollbacks and compactions, and DRed's checks that read them give the naive evaluator's results."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ from deltalog.backends.local import execute  # noqa: F401  (imports exists in it
 from deltalog.backends.local import exists
 from deltalog.storage import livekeys
 from deltalog.storage.relation import Relation
-from deltalog.storage.rowmap import DenseRowMap
 from deltalog.syntax.parser import parse
 from reference import naive_materialise
 from strategies import apply_update, programs_facts_and_updates
@@ -85,17 +83,6 @@ def test_a_relation_too_sparse_for_its_rows_keeps_no_counts():
     dense = Relation("d", 1)
     dense.insert([np.arange(300)], generation=1)
     assert dense.holds_live(0, np.array([0, 299, 300])).tolist() == [True, True, False]
-
-
-@given(st.lists(st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 10**6)), max_size=300), max_size=6))
-def test_direct_row_map_matches_a_dict(batches):
-    """As ``RowMap`` (tests/test_storage.py): a key repeated in a batch maps to its last row."""
-    row_map, model = DenseRowMap(3002), {}
-    for batch in batches:
-        row_map.assign(np.array([k for k, _ in batch], np.int64), np.array([r for _, r in batch], np.int64))
-        model.update(dict(batch))
-        probe = np.arange(3002)
-        assert row_map.rows_of(probe).tolist() == [model.get(k, -1) for k in range(3002)]
 
 
 RULES = """

@@ -28,7 +28,7 @@ from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
 from deltalog.storage.livekeys import LiveKeyCounts
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
-from deltalog.storage.rowmap import DenseRowMap, RowMap
+from deltalog.storage.rowmap import RowMap
 from deltalog.storage.tupleset import TupleSet, pack, packs, radix_for
 from deltalog.storage.uniques import sorted_unique
 from deltalog.storage.windows import RowWindows
@@ -75,7 +75,7 @@ class Relation(RowWindows, RowHistory):
         self._indexes: dict[tuple[int, ...], SortedIndex] = {}
         self._budgets: dict[tuple[int, ...], ScanBudget] = {}   # scans instead of unbuilt indexes (row_scan.py)
         self._sampled: dict[tuple[int, ...], tuple[int, int]] = {}   # positions -> (rows, distinct estimate)
-        self._row_map: RowMap | DenseRowMap | None = None   # packed row -> row id, rows 0.._mapped (and revivals)
+        self._row_map: RowMap | None = None   # packed row -> its row id, for rows 0.._mapped (and revivals)
         self._row_map_radix = 0
         self._mapped = 0
         self._live_keys: dict[int, LiveKeyCounts] = {}   # position -> live rows per value (livekeys.py)
@@ -226,10 +226,9 @@ class Relation(RowWindows, RowHistory):
         rows = prober.probe(columns, 0, len(self)).expand(0, len(columns[0]))[1]
         return rows, prober.exact
 
-    def _current_row_map(self) -> RowMap | DenseRowMap | None:
+    def _current_row_map(self) -> RowMap | None:
         """The RowMap, covering every row (None for a relation past ROW_MAP_MAX_ROWS, or whose rows do not
-        pack into one int64 key): made at the first deletion, made again when ids outgrow its radix; a direct
-        map when the key space is small against the rows (``DenseRowMap``)."""
+        pack into one int64 key): made at the first deletion, made again when ids outgrow its radix."""
         if len(self) > ROW_MAP_MAX_ROWS:
             self._row_map = None
             return None
@@ -237,14 +236,12 @@ class Relation(RowWindows, RowHistory):
             radix = radix_for(self._max_id)
             if not packs(radix, self._width):
                 return None
-            space = radix ** self._width
-            row_map = DenseRowMap(space) if DenseRowMap.fits(space, len(self)) else RowMap()
-            self._row_map, self._row_map_radix, self._mapped = row_map, radix, 0
+            self._row_map, self._row_map_radix, self._mapped = RowMap(), radix, 0
         if self._mapped < len(self):
             self._map_rows(self._row_map, self._mapped, len(self))
         return self._row_map
 
-    def _map_rows(self, row_map: RowMap | DenseRowMap, lo: int, hi: int) -> None:
+    def _map_rows(self, row_map: RowMap, lo: int, hi: int) -> None:
         """Map the keys of rows lo..hi: from row 0, of the live rows (distinct tuples; a dead row maps to
         nothing a deletion wants); past rows already mapped, each key to the last row that holds it (the
         map's ``assign`` keeps a repeated key's last row: no row in between was revived, since a revival

@@ -31,12 +31,6 @@ import numpy as np
 from deltalog.storage.hashset import sort_with_positions
 
 
-DENSE_DENSITY = 64
-"""A key space of at most this many keys per stored row is mapped directly (``DenseRowMap``): 4 bytes a key,
-at most 256 a row, where the sorted map costs 16-32 (LUBM-like unary relations: 2-33 keys a row, ~10 MB in
-all for 18 relations)."""
-DENSE_MAX = 1 << 23
-"""Largest key space mapped directly (32 MB)."""
 SORTED_MIN = 1 << 12
 """A first assignment of at least this many keys becomes the sorted part; the recent part is merged into
 it from this many keys on."""
@@ -83,41 +77,6 @@ class RowMap:
 
     def nbytes(self) -> int:
         return self._keys.nbytes + self._rows.nbytes + self._recent.nbytes + self._recent_rows.nbytes
-
-
-class DenseRowMap:
-    """``RowMap`` for a small key space: the row of each key in one int32 slot (-1: never assigned), so a
-    deletion finds its rows by one gather and the rows a re-add appended are mapped by one scatter, where the
-    sorted map merges them into its recent part and binary-searches both parts (a 1,000-fact LUBM-like
-    deletion: ~18 unary relations, ~0.1-0.2 ms each; docs/benchmarks.md, stop 22). Row ids fit in int32: a
-    relation's map covers at most ``ROW_MAP_MAX_ROWS`` rows (storage/relation.py)."""
-
-    def __init__(self, space: int) -> None:
-        self._slots = np.full(space, -1, np.int32)
-
-    @staticmethod
-    def fits(space: int, rows: int) -> bool:
-        """Whether a key space is small enough, for a relation of ``rows`` rows, to be mapped directly."""
-        return space <= DENSE_MAX and space <= DENSE_DENSITY * max(rows, 1)
-
-    def __len__(self) -> int:
-        return int(np.count_nonzero(self._slots >= 0))
-
-    def rows_of(self, keys: np.ndarray) -> np.ndarray:
-        """The row each key maps to, -1 for keys never assigned (keys in the space: the caller masks)."""
-        return self._slots[keys].astype(np.int64)
-
-    def assign(self, keys: np.ndarray, rows: np.ndarray) -> None:
-        """Map each key to its row (a key given twice: its last row; a key already mapped moves)."""
-        self._slots[keys] = rows
-        # a scatter with repeated keys keeps an unspecified one of their rows: read back, and if some key
-        # lost its row to another, redo those keys with the last row of each
-        if keys.size > 1 and not np.array_equal(self._slots[keys], rows):
-            keys, rows = last_of_each(keys, rows)
-            self._slots[keys] = rows
-
-    def nbytes(self) -> int:
-        return self._slots.nbytes
 
 
 def lookup(keys: np.ndarray, rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
