@@ -1,7 +1,8 @@
 """In one process: LUBM-like 1,000-fact deletions and re-adds in Reasoners with stop 22's changes switched off
 and on, alternating per sample, plus a rematerialising one; CPU medians. Switches (while that Reasoner runs):
 ``rowmap`` the direct row maps (rowmap.DENSE_MAX = 0 when off), ``live`` the live counts per value
-(LiveKeyCounts.fits False when off). PYTHONPATH=<tree>/src python ab.py [DATASET K SAMPLES [SWITCHES]]"""
+(LiveKeyCounts.fits False when off), ``exact`` no REDERIVE where the check decides every candidate
+(dred.decides_every_candidate False when off). PYTHONPATH=<tree>/src python ab.py [DATASET K SAMPLES [SWITCHES]]"""
 import statistics
 import sys
 import time
@@ -10,11 +11,13 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]
 from maint_generators import make, uniform_samples  # noqa: E402
 from deltalog.api import Reasoner  # noqa: E402
 from deltalog.storage import livekeys, rowmap  # noqa: E402
+from deltalog.algorithms import dred  # noqa: E402
 
 name, k, n = (sys.argv[1:2] or ["lubm"])[0], int((sys.argv[2:3] or [1000])[0]), int((sys.argv[3:4] or [15])[0])
 ds = make(name)
-switches = (sys.argv[4:5] or ["rowmap,live"])[0].split(",")
+switches = (sys.argv[4:5] or ["rowmap,live,exact"])[0].split(",")
 on_max, fits = getattr(rowmap, "DENSE_MAX", 0), livekeys.LiveKeyCounts.fits
+decides = getattr(dred, "decides_every_candidate", None)
 variants = {"off": False, "on": True, "remat": True}
 
 
@@ -22,6 +25,8 @@ def switch(on):
     if hasattr(rowmap, "DENSE_MAX"):   # (measured, then reverted: design.md)
         rowmap.DENSE_MAX = on_max if on or "rowmap" not in switches else 0
     livekeys.LiveKeyCounts.fits = fits if on or "live" not in switches else staticmethod(lambda space, rows: False)
+    if decides is not None:
+        dred.decides_every_candidate = decides if on or "exact" not in switches else (lambda stratum: False)
 
 reasoners = {}
 for v in variants:
