@@ -28,13 +28,20 @@ def live_rows(relation: Relation) -> set[tuple[int, int]]:
     return {(int(a), int(b)) for a, b, d in zip(*columns, died) if d == np.iinfo(np.int64).max}
 
 
-def check_counts(relation: Relation, model: set[tuple[int, int]], scale: int) -> None:
+def check_counts(relation: Relation, model: set[tuple[int, int]], scale: int, generation: int) -> None:
+    """Live values against the model; values of rows not deleted by the end of each earlier generation
+    against the death marks."""
     probe = np.arange(-1, VALUES + 2, dtype=np.int64) * scale
+    died, columns = relation.died(), relation.columns()
     for position in (0, 1):
         found = relation.holds_live(position, probe)
         assert found is not None
         held = {t[position] for t in model}
         assert found.tolist() == [int(v) in held for v in probe]
+        for visible in range(generation + 1):
+            held = {int(v) for v, d in zip(columns[position], died) if d > visible}
+            found = relation.holds_live(position, probe, visible)
+            assert found is not None and found.tolist() == [int(v) in held for v in probe]
 
 
 @settings(deadline=None)
@@ -44,7 +51,8 @@ def check_counts(relation: Relation, model: set[tuple[int, int]], scale: int) ->
        st.sampled_from([1, 1000]))
 def test_live_counts_follow_the_rows(steps, scale):
     """Asked at any point (the counts are made at the first question, then follow the rows): which values
-    a live row holds at each column, against a model of the live tuples."""
+    a live row holds at each column, against a model of the live tuples, and which a row alive at the end
+    of each earlier generation holds."""
     with mock.patch.object(livekeys, "MIN_ROWS", 0):
         relation, model, generation, states, revivals, asked = Relation("r", 2), set(), 0, {}, [], False
         for kind, rows, back in steps:
@@ -73,7 +81,7 @@ def test_live_counts_follow_the_rows(steps, scale):
                 model |= tuples
             assert live_rows(relation) == model
             if asked and len(relation):
-                check_counts(relation, model, scale)
+                check_counts(relation, model, scale, generation)
 
 
 def test_a_relation_too_sparse_for_its_rows_keeps_no_counts():

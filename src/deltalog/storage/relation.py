@@ -295,17 +295,25 @@ class Relation(RowWindows, RowHistory):
             relation.tuples.defer(live, relation._max_id)
         return relation
 
-    def holds_live(self, position: int, values: np.ndarray) -> np.ndarray | None:
-        """Which values some live row holds at ``position``, from counts kept current (storage/livekeys.py);
-        None where the relation keeps none (too few rows, or too many ids for its rows)."""
+    def holds_live(self, position: int, values: np.ndarray, visible: int | None = None) -> np.ndarray | None:
+        """Which values some live row holds at ``position``, from counts kept current (storage/livekeys.py), or
+        with ``visible``, some row not deleted by the end of that generation: the live ones and the few an
+        update deleted since (``dead_in``, remembered until rows die or revive). None where the relation keeps
+        no counts (too few rows, or too many ids for its rows)."""
         counts = self._live_keys.get(position)
         if counts is None:   # made at the first question that fits (the counts then follow the rows)
             space = radix_for(self._max_id)
             if not LiveKeyCounts.fits(space, len(self)):
                 return None
             counts = self._live_keys[position] = LiveKeyCounts(space)
-        return counts.holds(self._cols[position].view(), self._died.view() if self._died is not None else None,
-                            np.asarray(values, np.int64))
+        values = np.asarray(values, np.int64)
+        found = counts.holds(self._cols[position].view(), self._died.view() if self._died is not None else None,
+                             values)
+        if visible is not None and self.deleted_rows:
+            dead, n = self.dead_in(0, len(self), (visible + 1, None))
+            if n:
+                found |= np.isin(values, dead[position])
+        return found
 
     def _keys_changed(self, rows: np.ndarray, by: int) -> None:
         for position, counts in self._live_keys.items():

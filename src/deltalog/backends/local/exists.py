@@ -13,7 +13,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from deltalog.plan import ir
-from deltalog.storage.stored import StoredRelation
+from deltalog.storage.stored import StoredRelation, View
 from deltalog.storage.tupleset import pack
 from deltalog.storage.uniques import sorted_unique
 from deltalog.backends.local.frame import Frame
@@ -124,25 +124,26 @@ def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> St
 
 
 def live_values_check(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Callable[[Frame], np.ndarray] | None:
-    """Membership in the live tuples' values at one column, when the right side is a scan of all of a stored
-    relation's live tuples matched on that column alone (its other terms distinct names: ``course(C) :-
-    teacherOf(X, C)`` checked for candidates C): the relation's live counts per value answer it with one
-    gather (storage/livekeys.py), where the index answers with a binary search per run and the matches'
-    death marks. None: ask the index (the relation keeps no counts there, or another shape, or the relation
-    the running statement writes, left to the index as ``dense_check`` leaves it)."""
+    """Membership in the values at one column of a stored relation's live tuples (or of those alive at the end
+    of a generation, ``visible``: the old state an update's delta rules read), when the right side scans all
+    of them matched on that column alone (its other terms distinct names: ``course(C) :- teacherOf(X, C)``
+    checked for candidates C): the relation's live counts per value answer it with one gather
+    (storage/livekeys.py), where the index answers with a binary search per run and the matches' death
+    marks. None: ask the index (the relation keeps no counts there, or another shape, or the relation the
+    running statement writes, left to the index as ``dense_check`` leaves it)."""
     if len(on) != 1 or not isinstance(right, ir.Scan) or right.relation == ctx.writing:
         return None
-    if right.visible is not None or right.deleted is not None or None in right.names or _has_repeats(right):
+    if right.deleted is not None or None in right.names or _has_repeats(right):
         return None
     relation = ctx.relations[right.relation]
-    if not relation.covers_live(right):
+    if not relation.covers_live(View(right.since, right.until)):   # every row, whenever inserted
         return None
-    position, name = right.names.index(on[0]), on[0]
-    if relation.holds_live(position, np.empty(0, np.int64)) is None:
+    position, name, visible = right.names.index(on[0]), on[0], right.visible
+    if relation.holds_live(position, np.empty(0, np.int64), visible) is None:
         return None
 
     def check(frame: Frame) -> np.ndarray:
-        found = relation.holds_live(position, frame.columns[name])
+        found = relation.holds_live(position, frame.columns[name], visible)
         assert found is not None, "a relation keeps its counts once made"
         return found
     return check
