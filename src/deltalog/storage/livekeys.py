@@ -23,10 +23,17 @@ MIN_ROWS = 256
 """Smaller relations keep no counts (their index is cheap to probe)."""
 SMALL_SPACE = 1 << 20
 """A space of values up to this size (4 MB of counts) is counted for any relation of ``MIN_ROWS`` rows."""
-DENSITY = 16
-"""Larger spaces are counted when they hold at most this many values per row of the relation."""
+DENSITY = 4
+"""Larger spaces are counted when they hold at most this many values per row of the relation (16 bytes a row,
+as a sorted index's run)."""
 MAX_SPACE = 1 << 24
 """Largest space of values counted (64 MB)."""
+MAX_ROWS = 1 << 20
+"""Larger relations keep no counts: keeping them costs a scatter per row changed, and a large relation's
+updates change many rows (Claros-like ``relatedPlaces``: 4.8M rows, ~700k dying and reviving an update,
+31 ms of counts against a few index probes of ~8k values)."""
+MAX_DEAD = 1 << 16
+"""The old state (``visible``) is answered while at most this many rows died since (else the index)."""
 
 
 class LiveKeyCounts:
@@ -38,13 +45,15 @@ class LiveKeyCounts:
 
     @staticmethod
     def fits(space: int, rows: int) -> bool:
-        return rows >= MIN_ROWS and space <= MAX_SPACE and (space <= SMALL_SPACE or space <= DENSITY * rows)
+        return MIN_ROWS <= rows <= MAX_ROWS and space <= MAX_SPACE and (space <= SMALL_SPACE or space <= DENSITY * rows)
 
     def changed(self, column: np.ndarray, rows: np.ndarray, by: int) -> None:
         """Rows died (``by`` -1) or revived (+1): the counted ones (below ``covered``) change their values'
         counts; later rows are counted as they live when read."""
         rows = rows[rows < self.covered]
-        if rows.size:
+        if rows.size * 8 >= self.counts.size:
+            self.counts += by * np.bincount(column[rows], minlength=self.counts.size).astype(np.int32)
+        elif rows.size:
             np.add.at(self.counts, column[rows], by)
 
     def holds(self, column: np.ndarray, died: np.ndarray | None, values: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from deltalog.storage.growable import GrowableArray
 from deltalog.storage.deaths import ALIVE, DeadPart, dead_part
 from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
-from deltalog.storage.livekeys import LiveKeyCounts
+from deltalog.storage.livekeys import MAX_DEAD, MAX_ROWS, LiveKeyCounts
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
 from deltalog.storage.rowmap import RowMap
 from deltalog.storage.tupleset import TupleSet, pack, packs, radix_for
@@ -299,7 +299,11 @@ class Relation(RowWindows, RowHistory):
         """Which values some live row holds at ``position``, from counts kept current (storage/livekeys.py), or
         with ``visible``, some row not deleted by the end of that generation: the live ones and the few an
         update deleted since (``dead_in``, remembered until rows die or revive). None where the relation keeps
-        no counts (too few rows, or too many ids for its rows)."""
+        no counts (too few rows or too many, too many ids for its rows) or, for ``visible``, too many rows died
+        since."""
+        if len(self) > MAX_ROWS:   # (grown past the size that pays: no more counts)
+            self._live_keys.clear()
+            return None
         counts = self._live_keys.get(position)
         if counts is None:   # made at the first question that fits (the counts then follow the rows)
             space = radix_for(self._max_id)
@@ -311,6 +315,8 @@ class Relation(RowWindows, RowHistory):
                              values)
         if visible is not None and self.deleted_rows:
             dead, n = self.dead_in(0, len(self), (visible + 1, None))
+            if n > MAX_DEAD:
+                return None
             if n:
                 found |= np.isin(values, dead[position])
         return found
