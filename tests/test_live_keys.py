@@ -55,20 +55,24 @@ def test_live_counts_follow_the_rows(steps, scale):
     of each earlier generation holds."""
     with mock.patch.object(livekeys, "MIN_ROWS", 0):
         relation, model, generation, states, revivals, asked = Relation("r", 2), set(), 0, {}, [], False
+        compacted = 0   # a rollback goes back no further than the last compaction (it forgot the dead rows)
         for kind, rows, back in steps:
             generation += 1
             states[generation] = set(model)
             tuples = {(a * scale, b * scale) for a, b in rows}
             cols = [np.array([t[i] for t in tuples], np.int64) for i in range(2)]
             if kind == "rollback":   # to the start of an update: no revival since went back past it
-                cut = max(1, generation - back)
+                cut = max(1, generation - back, compacted + 1)
                 while (earlier := [since for g, since in revivals if g >= cut and since < cut]):
                     cut = min(earlier)
+                if cut <= compacted:
+                    continue
                 relation.rollback(cut)
                 model = states[cut]
                 states.update({g: set(model) for g in range(cut, generation + 1)})
             elif kind == "compact":
                 relation.compact()
+                compacted = generation
             elif kind == "del":
                 relation.delete(cols, generation=generation)
                 model -= tuples
