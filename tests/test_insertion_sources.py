@@ -38,7 +38,9 @@ def test_nothing_rederived_makes_no_insertion_rounds():
     assert set(r.relation("memberOf").rows()) == {("b", "d")}
     assert result.overdeleted == {"memberOf": 1, "member": 1}
     deltas = {Role.INSERTION_DELTA.of(p) for p in ("member", "memberOf")}
-    assert Role.REDERIVED.of("memberOf") in created and not deltas & set(created)
+    # (the check before deleting decides every candidate of these inverse renamings: no REDERIVE either,
+    # algorithms/unfolding.decides_every_candidate)
+    assert Role.REDERIVED.of("memberOf") not in created and not deltas & set(created)
 
 
 def test_a_rederived_fact_comes_back():

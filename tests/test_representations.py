@@ -50,7 +50,7 @@ def _forward(method: str):
     return call
 
 
-for _method in ("scan", "keyed", "covers_live", "contains", "count_view", "distinct_estimate", "insert",
+for _method in ("scan", "keyed", "covers_live", "contains", "holds_live", "count_view", "distinct_estimate", "insert",
                 "delete", "rollback", "compact", "nbytes"):
     setattr(Strict, _method, _forward(_method))
 

@@ -32,6 +32,7 @@ from deltalog.algorithms.aggregate_rules import aggregate_rules_affected
 from deltalog.algorithms.insertion import insert
 from deltalog.algorithms.overdeletion import overdelete
 from deltalog.algorithms.rederivation import rederive, unheld_by_modules
+from deltalog.algorithms.unfolding import decides_every_candidate
 from deltalog.analysis.program import Stratum
 from deltalog.errors import DeltalogError
 from deltalog.reasoning.update import Update, lower_changes
@@ -63,14 +64,15 @@ def dred_stratum(update: Update, stratum: Stratum) -> None:
 
 
 def overdelete_and_rederive(update: Update, stratum: Stratum) -> None:
-    """OVERDELETE settled by the check, then the recursive rules' REDERIVE; a stratum of nonrecursive rules
-    only, whose checks read no stored candidates, in one statement per predicate (``delete_unwitnessed_at_once``)."""
+    """OVERDELETE settled by the check, then the recursive rules' REDERIVE (none where the check decides every
+    candidate: ``unfolding.decides_every_candidate``); a stratum of nonrecursive rules only, whose checks read no
+    stored candidates, in one statement per predicate (``delete_unwitnessed_at_once``)."""
     from deltalog.algorithms import lowerbound
     if not stratum.recursive and not stratum.modules and not lowerbound.needs_stored_candidates(stratum):
         lowerbound.delete_unwitnessed_at_once(update, stratum)
         return
     overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
-    if stratum.recursive:
+    if stratum.recursive and not decides_every_candidate(stratum):
         rederive(update, stratum, unheld_by_modules)
 
 

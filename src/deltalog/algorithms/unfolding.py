@@ -130,3 +130,48 @@ def proof_scan(definition: RuleInfo, atom: Atom, column: dict[str, str]) -> ir.S
     terms = tuple(ir.Col(named.get(t.name, f"{t.name}#body")) if isinstance(t, Variable) else ir.Lit(t)
                   for t in body.terms)
     return ir.Scan(body.predicate, terms)
+
+
+def decides_every_candidate(stratum: Stratum) -> bool:
+    """Whether the check before deleting (algorithms/lowerbound.py with the unfoldings above) keeps exactly
+    the candidates of the stratum that the new materialisation holds, so that REDERIVE finds nothing: every
+    recursive rule renames another predicate q of the stratum (``member(Y, X) :- memberOf(X, Y)``), whose
+    nonrecursive rules all rename a lower atom (the unfolding's proofs: all of q's derivations from outside
+    the stratum) and whose recursive rules all rename the head back to itself (``memberOf(X, Y) :-
+    member(Y, X)``). A fact of the new materialisation then has a proof whose root is a fact still explicit
+    or a nonrecursive rule, of its predicate or of q (a shortest proof through q's recursive rule would be
+    longer than one of the fact itself), which the check asks; a candidate the check does not keep is not
+    in it, and neither is any fact overdeletion deletes. The LUBM-like inverse pairs (``member``/``memberOf``,
+    ``degreeFrom``/``hasAlumnus``) ran two rederivations finding nothing each update (docs/benchmarks.md,
+    stop 22)."""
+    return _DECIDES.get(stratum, lambda: _decides(stratum))
+
+
+_DECIDES: IdentityMemo[bool] = IdentityMemo(limit=1024)
+
+
+def _decides(stratum: Stratum) -> bool:
+    from deltalog.algorithms.lowerbound import renamed_atom
+    if not stratum.recursive:
+        return False
+    renamings: dict[tuple[str, str], set[tuple[int, ...]]] = {}
+    for rule in stratum.recursive:
+        atom = own_atom(rule, stratum)
+        if atom is None or len(rule.positive) != 1 or len(atom.terms) != len(rule.head.terms):
+            return False
+        head = [t.name for t in rule.head.terms if isinstance(t, Variable)]
+        if len(set(head)) != len(rule.head.terms):   # a constant or a repeated variable in the head
+            return False
+        # the head position each of the atom's positions feeds
+        renamings.setdefault((rule.head.predicate, atom.predicate), set()).add(
+            tuple(head.index(t.name) for t in atom.terms if isinstance(t, Variable)))
+    for (p, q), forward in renamings.items():
+        if any(renamed_atom(d) is None for d in stratum.nonrecursive if d.head.predicate == q):
+            return False
+        back = renamings.get((q, p), set())
+        if len(forward) != 1 or len(back) != 1 or any(head == q and atom != p for head, atom in renamings):
+            return False
+        (there,), (again,) = forward, back
+        if any(there[again[i]] != i for i in range(len(there))):   # p -> q -> p must be the identity
+            return False
+    return True

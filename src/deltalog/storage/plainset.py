@@ -141,6 +141,9 @@ class PlainSetRelation:
         rows = zip(*(np.asarray(c).tolist() for c in columns[: self.arity]))
         return np.fromiter((row in self._live for row in rows), bool, len(columns[0]))
 
+    def holds_live(self, position: int, values: np.ndarray, visible: int | None = None) -> np.ndarray | None:
+        return None   # (a reference representation: its callers take the keyed view)
+
     def count_view(self, view: ViewSpec) -> int:
         return int(self._selected(view).sum())
 

@@ -26,6 +26,7 @@ from deltalog.storage.growable import GrowableArray
 from deltalog.storage.deaths import ALIVE, DeadPart, dead_part
 from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
+from deltalog.storage.livekeys import MAX_DEAD, MAX_ROWS, LiveKeyCounts
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
 from deltalog.storage.rowmap import RowMap
 from deltalog.storage.tupleset import TupleSet, pack, packs, radix_for
@@ -77,6 +78,7 @@ class Relation(RowWindows, RowHistory):
         self._row_map: RowMap | None = None   # packed row -> its row id, for rows 0.._mapped (and revivals)
         self._row_map_radix = 0
         self._mapped = 0
+        self._live_keys: dict[int, LiveKeyCounts] = {}   # position -> live rows per value (livekeys.py)
         # Incremental persistence (storage/persist.py) writes only what changed since a save: rows past
         # the saved length, and the death marks of the rows a delete or revive touched (the journal).
         # ``layout`` changes whenever row ids are renumbered (compaction, rollback: _reset runs again),
@@ -186,6 +188,7 @@ class Relation(RowWindows, RowHistory):
             self.tuples.discard(self._rows_at(rows))
         died[rows] = generation
         self._deaths.died(generation, rows)
+        self._keys_changed(rows, -1)
         if self._dead_bits is not None:
             self._dead_bits.mark(rows, dead=True)
         if self._latest_death is not None:
@@ -252,7 +255,9 @@ class Relation(RowWindows, RowHistory):
         self._mapped = hi
 
     def _rows_revived(self, rows: np.ndarray) -> None:
-        """Revived rows hold their tuples again: the RowMap, if any, maps their keys back to them."""
+        """Revived rows hold their tuples again: the RowMap, if any, maps their keys back to them, and the
+        live counts of values count them again."""
+        self._keys_changed(rows, 1)
         if self._row_map is not None and (row_map := self._current_row_map()) is not None:
             row_map.assign(pack(self._rows_at(rows), self._row_map_radix), rows)
 
@@ -289,6 +294,36 @@ class Relation(RowWindows, RowHistory):
         if len(relation):   # (the tuple set at its first use: a query never asks it)
             relation.tuples.defer(live, relation._max_id)
         return relation
+
+    def holds_live(self, position: int, values: np.ndarray, visible: int | None = None) -> np.ndarray | None:
+        """Which values some live row holds at ``position``, from counts kept current (storage/livekeys.py), or
+        with ``visible``, some row not deleted by the end of that generation: the live ones and the few an
+        update deleted since (``dead_in``, remembered until rows die or revive). None where the relation keeps
+        no counts (too few rows or too many, too many ids for its rows) or, for ``visible``, too many rows died
+        since."""
+        if len(self) > MAX_ROWS:   # (grown past the size that pays: no more counts)
+            self._live_keys.clear()
+            return None
+        counts = self._live_keys.get(position)
+        if counts is None:   # made at the first question that fits (the counts then follow the rows)
+            space = radix_for(self._max_id)
+            if not LiveKeyCounts.fits(space, len(self)):
+                return None
+            counts = self._live_keys[position] = LiveKeyCounts(space)
+        values = np.asarray(values, np.int64)
+        found = counts.holds(self._cols[position].view(), self._died.view() if self._died is not None else None,
+                             values)
+        if visible is not None and self.deleted_rows:
+            dead, n = self.dead_in(0, len(self), (visible + 1, None))
+            if n > MAX_DEAD:
+                return None
+            if n:
+                found |= np.isin(values, dead[position])
+        return found
+
+    def _keys_changed(self, rows: np.ndarray, by: int) -> None:
+        for position, counts in self._live_keys.items():
+            counts.changed(self._cols[position].view(), rows, by)
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are stored."""

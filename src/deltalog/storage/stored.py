@@ -106,6 +106,10 @@ class StoredRelation(Protocol):
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are live tuples."""
 
+    def holds_live(self, position: int, values: np.ndarray, visible: int | None = None) -> np.ndarray | None:
+        """Which values some live tuple holds at ``position`` (with ``visible``: some tuple not deleted by the
+        end of that generation; None: not kept, ask an index)."""
+
     def count_view(self, view: ViewSpec) -> int:
         """How many rows the view reads."""
 

@@ -13,7 +13,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from deltalog.plan import ir
-from deltalog.storage.stored import StoredRelation
+from deltalog.storage.stored import StoredRelation, View
 from deltalog.storage.tupleset import pack
 from deltalog.storage.uniques import sorted_unique
 from deltalog.backends.local.frame import Frame
@@ -45,6 +45,8 @@ def indexed_check(node: ir.SemiJoin | ir.AntiJoin, ctx: Context) -> Callable[[Fr
     if (relation := whole_live_relation(right, node.on, ctx)) is not None and isinstance(right, ir.Scan):
         names = list(right.columns)   # all distinct Cols (whole_live_relation): the terms' names
         return lambda frame: relation.contains([frame.columns[n] for n in names])
+    if (live := live_values_check(right, node.on, ctx)) is not None:
+        return live
     if not isinstance(right, ir.Scan) or _has_repeats(right):
         keys = SortedKeys.of(materialise(right, ctx), node.on)
         if keys is not None:
@@ -119,6 +121,32 @@ def whole_live_relation(right: ir.Node, on: tuple[str, ...], ctx: Context) -> St
         return None
     relation = ctx.relations[right.relation]
     return relation if relation.arity and relation.covers_live(right) else None
+
+
+def live_values_check(right: ir.Node, on: tuple[str, ...], ctx: Context) -> Callable[[Frame], np.ndarray] | None:
+    """Membership in the values at one column of a stored relation's live tuples (or of those alive at the end
+    of a generation, ``visible``: the old state an update's delta rules read), when the right side scans all
+    of them matched on that column alone (its other terms distinct names: ``course(C) :- teacherOf(X, C)``
+    checked for candidates C): the relation's live counts per value answer it with one gather
+    (storage/livekeys.py), where the index answers with a binary search per run and the matches' death
+    marks. None: ask the index (the relation keeps no counts there, or another shape, or the relation the
+    running statement writes, left to the index as ``dense_check`` leaves it)."""
+    if len(on) != 1 or not isinstance(right, ir.Scan) or right.relation == ctx.writing:
+        return None
+    if right.deleted is not None or None in right.names or _has_repeats(right):
+        return None
+    relation = ctx.relations[right.relation]
+    if not relation.covers_live(View(right.since, right.until)):   # every row, whenever inserted
+        return None
+    position, name, visible = right.names.index(on[0]), on[0], right.visible
+    if relation.holds_live(position, np.empty(0, np.int64), visible) is None:
+        return None
+
+    def check(frame: Frame) -> np.ndarray:
+        found = relation.holds_live(position, frame.columns[name], visible)
+        assert found is not None, "a relation keeps its counts once made"
+        return found
+    return check
 
 
 def _has_repeats(scan: ir.Scan) -> bool:

@@ -1,0 +1,55 @@
+"""In one process: LUBM-like 1,000-fact deletions and re-adds in Reasoners with stop 22's changes switched off
+and on, alternating per sample, plus a rematerialising one; CPU medians. Switches (while that Reasoner runs):
+``rowmap`` the direct row maps (rowmap.DENSE_MAX = 0 when off), ``live`` the live counts per value
+(LiveKeyCounts.fits False when off), ``exact`` no REDERIVE where the check decides every candidate
+(dred.decides_every_candidate False when off). PYTHONPATH=<tree>/src python ab.py [DATASET K SAMPLES [SWITCHES]]"""
+import statistics
+import sys
+import time
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+from maint_generators import make, uniform_samples  # noqa: E402
+from deltalog.api import Reasoner  # noqa: E402
+from deltalog.storage import livekeys, rowmap  # noqa: E402
+from deltalog.algorithms import dred  # noqa: E402
+
+name, k, n = (sys.argv[1:2] or ["lubm"])[0], int((sys.argv[2:3] or [1000])[0]), int((sys.argv[3:4] or [15])[0])
+ds = make(name)
+switches = (sys.argv[4:5] or ["rowmap,live,exact"])[0].split(",")
+on_max, fits = getattr(rowmap, "DENSE_MAX", 0), livekeys.LiveKeyCounts.fits
+decides = getattr(dred, "decides_every_candidate", None)
+variants = {"off": False, "on": True, "remat": True}
+
+
+def switch(on):
+    if hasattr(rowmap, "DENSE_MAX"):   # (measured, then reverted: design.md)
+        rowmap.DENSE_MAX = on_max if on or "rowmap" not in switches else 0
+    livekeys.LiveKeyCounts.fits = fits if on or "live" not in switches else staticmethod(lambda space, rows: False)
+    if decides is not None:
+        dred.decides_every_candidate = decides if on or "exact" not in switches else (lambda stratum: False)
+
+reasoners = {}
+for v in variants:
+    r = Reasoner(ds.program)
+    r.load_tables(ds.facts)
+    r.materialise()
+    reasoners[v] = r
+times = {v: ([], []) for v in variants}
+for i, sel in enumerate(uniform_samples(ds, k, n)):
+    rows = {p: f.rows() for p, f in sel.items()}
+    for v in (variants if i % 2 else reversed(list(variants))):
+        switch(variants[v])
+        alg = "remat" if v == "remat" else "auto"
+        t = time.process_time()
+        reasoners[v].update(delete=rows, algorithm=alg)
+        d = time.process_time() - t
+        t = time.process_time()
+        reasoners[v].update(add=rows, algorithm=alg)
+        a = time.process_time() - t
+        times[v][0].append(d)
+        times[v][1].append(a)
+for v, (d, a) in times.items():
+    print(f"{v:6s} delete median {statistics.median(d) * 1e3:7.2f} ms  add median {statistics.median(a) * 1e3:7.2f} ms")
+rm = statistics.median(times["remat"][0])
+for v in ("off", "on"):
+    print(f"{v}: delete ratio {rm / statistics.median(times[v][0]):.2f}x")
