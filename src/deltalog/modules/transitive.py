@@ -66,6 +66,7 @@ class LinearModule(ClosureModule):
         super().__post_init__()
         steps = set(self.choice.steps)
         self.external = tuple(info for info in self.external if base(info, self.r) not in steps)
+        self.step_rules = {s: tuple(info for info in self.stratum.rules if info.head.predicate == s) for s in steps}
 
     def step_predicates(self) -> tuple[str, ...]:
         return self.choice.steps
@@ -87,11 +88,17 @@ class LinearModule(ClosureModule):
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         yield from SeminaiveModule(self.rules, self.predicates).insert(update, deltas, generation, grown)
 
-    def steps(self, view: View) -> ir.Node:
-        return union([pairs(s, view, self.flip) for s in self.choice.steps])
+    def steps(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        """S in a view; ``grounded``: a step the stratum derives only as far as final facts give it (its
+        explicit facts and its rules over lower strata). Its other facts may rest on R pairs Del is about
+        to lose (``q(x, y) :- p(x, y)``: a pair and the step it gave would keep each other, stop 21), so
+        Del measures losses against the grounded steps and Red brings back what the final steps give."""
+        return union([self.facts_of(reasoning, s, self.step_rules[s], view, negative, True)
+                      if grounded and s in self.predicates else pairs(s, view, self.flip) for s in self.choice.steps])
 
     def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
-        return union([self.steps(view), self.external_facts(reasoning, view, negative, grounded)])
+        return union([self.steps(reasoning, view, negative, grounded),
+                      self.external_facts(reasoning, view, negative, grounded)])
 
     def paths(self, reasoning: Reasoning) -> bool:
         """Paths of steps only: with other facts X_o, a path's first fact may be one, the others not."""
@@ -102,7 +109,7 @@ class LinearModule(ClosureModule):
 
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
-        steps = self.steps(view)
+        steps = self.steps(reasoning, view, negative, grounded)
         reach = ir.TransitiveClosure(steps, sources)
         other = self.external_facts(reasoning, view, negative, grounded)
         if isinstance(other, ir.Values) and not other.rows:
