@@ -113,3 +113,24 @@ def test_same_stratum_steps_at_scale(shape, algorithm):
         fresh = state(SHAPES[shape] + facts_text(edges, marks), "none")
         for p in ("r", "q"):
             assert rows_of(auto, p) == rows_of(none, p) == rows_of(fresh, p)
+
+
+def test_later_adds_emit_only_new_pairs(monkeypatch):
+    """Materialisation: after the first closure, the module's Add reacts to its inputs only (R's facts
+    from ``r(X,Y) :- q(X,Y)`` are pairs it holds already), and shortcut steps ``q(X,Y) :- r(X,Y), f(X)``
+    give no pair through them that the earlier inputs' closure lacks: the later Adds' plans emit nothing
+    (they recomputed the affected sources' whole closures, every pair a duplicate)."""
+    from deltalog.modules.closure import ClosureModule
+    emitted: list[int] = []
+    grown = ClosureModule.grown
+
+    def spy(self, reasoning, changed, before):
+        plan = grown(self, reasoning, changed, before)
+        emitted.append(reasoning.backend.evaluate(plan=plan).height)
+        return plan
+
+    monkeypatch.setattr(ClosureModule, "grown", spy)
+    chain = "".join(f"e({i}, {i + 1}). " for i in range(30))
+    reasoner = state(SHAPES["filtered"] + chain + "f(3). f(10). f(20).", "auto")
+    assert emitted and set(emitted) == {0}
+    assert rows_of(reasoner, "r") == {(i, j) for i in range(31) for j in range(i + 1, 31)}

@@ -156,6 +156,11 @@ class ClosureInputs(ABC):
         """A plan in the module's orientation as R's columns."""
         return swap(plan) if self.flip else plan
 
+    def new_inputs(self, reasoning: Reasoning, windows: Sequence[View]) -> ir.Node:
+        """The inputs among the facts other modules stored in ``windows`` (Add's Δ \\ Δ_i): every R fact
+        another module gives is an external fact (X_R), and so is a step of the stratum."""
+        return self.changed_facts(windows)
+
     def changed_facts(self, windows: Sequence[View], predicates: set[str] | None = None) -> ir.Node:
         """R's facts (and a linear module's steps of this stratum) in some views."""
         names = [self.r] + [s for s in self.step_predicates() if s in self.predicates]
