@@ -139,6 +139,10 @@ class ClosureModule(ClosureInputs):
         if self.exact(update.reasoning):   # Del removed only pairs the new inputs do not give
             yield self.rules[0], self.still_reached(update, deleted)
             return
+        if self.paths(update.reasoning):   # R is the closure of the inputs: ask it of the deleted pairs only
+            yield self.rules[0], self.oriented(reached(self.inputs(update.reasoning, NOW, NOW), deleted,
+                                                       self.choice.irreflexive))
+            return
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
         yield self.rules[0], self.oriented(ir.SemiJoin(again, keyed(self.r, v.deleted, self.flip), PAIR))
