@@ -134,3 +134,18 @@ def test_later_adds_emit_only_new_pairs(monkeypatch):
     reasoner = state(SHAPES["filtered"] + chain + "f(3). f(10). f(20).", "auto")
     assert emitted and set(emitted) == {0}
     assert rows_of(reasoner, "r") == {(i, j) for i in range(31) for j in range(i + 1, 31)}
+
+
+@pytest.mark.parametrize("algorithm", ["dred", "dredc", "auto"])
+def test_a_kept_pair_on_a_step_the_update_adds(algorithm):
+    """Deleting e(3, 9) and e(0, 3) while adding e(3, 0): Del keeps r(3, 4) (the grounded steps 3 -> 0 -> 4,
+    from the added e(3, 0)) while ``r(X, Y) :- q(X, Y)`` deletes r(3, 9); q(3, 0) is stored only by the
+    insertion phase, where r(3, 0) is no new fact, so Red must read the grounded steps too to give
+    r(3, 9) back (found by the property above)."""
+    text = SHAPES["reversed"] + " q(X,Y) :- r(X,Y), f(Y). r(X,Y) :- q(Y,X). "
+    edges = {(4, 9), (0, 4), (0, 1), (0, 3), (3, 9), (0, 2), (0, 0), (3, 3)}
+    auto = state(text + facts_text(edges, set()), "auto")
+    auto.update(add={"e": [(3, 0)]}, delete={"e": [(3, 9), (0, 3)]}, algorithm=algorithm)
+    fresh = state(text + facts_text((edges - {(3, 9), (0, 3)}) | {(3, 0)}, set()), "none")
+    assert (3, 9) in rows_of(fresh, "r")
+    assert rows_of(auto, "r") == rows_of(fresh, "r") and rows_of(auto, "q") == rows_of(fresh, "q")

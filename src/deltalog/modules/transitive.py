@@ -89,12 +89,18 @@ class LinearModule(ClosureModule):
         yield from SeminaiveModule(self.rules, self.predicates).insert(update, deltas, generation, grown)
 
     def steps(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
-        """S in a view; ``grounded``: a step the stratum derives only as far as final facts give it (its
-        explicit facts and its rules over lower strata). Its other facts may rest on R pairs Del is about
-        to lose (``q(x, y) :- p(x, y)``: a pair and the step it gave would keep each other, stop 21), so
-        Del measures losses against the grounded steps and Red brings back what the final steps give."""
-        return union([self.facts_of(reasoning, s, self.step_rules[s], view, negative, True)
-                      if grounded and s in self.predicates else pairs(s, view, self.flip) for s in self.choice.steps])
+        """S in a view. A step the stratum derives: its stored facts and its *grounded* ones, those final
+        facts give (its explicit facts and its rules over lower strata); ``grounded``: those only. Its
+        other facts may rest on R pairs Del is about to lose (``q(x, y) :- p(x, y)``: a pair and the step
+        it gave would keep each other, stop 21), so Del measures losses against the grounded steps. Red
+        reads both: a pair Del kept may rest on a grounded step an update's added lower facts give and
+        the insertion phase has not stored yet, and the pairs through it must come back in Red (no new
+        fact would bring them in insertion)."""
+        parts = [] if grounded else [pairs(s, view, self.flip) for s in self.choice.steps]
+        parts += [self.facts_of(reasoning, s, self.step_rules[s], view, negative, True)
+                  for s in self.choice.steps if s in self.predicates]
+        parts += [pairs(s, view, self.flip) for s in self.choice.steps if grounded and s not in self.predicates]
+        return union(parts)
 
     def new_inputs(self, reasoning: Reasoning, windows: Sequence[View]) -> ir.Node:
         """Only R's external facts are inputs: ``R(x, y) :- E(x, y)`` for a step E of the stratum (another
