@@ -12,8 +12,10 @@ distinct variables; no constants, repeated variables, filters, negation or aggre
   transitivity and are claimed too.
 - SYMMETRIC: ``R(x, y) :- R(y, x)`` plus transitivity (003 section 6): the components' cliques.
 - LINEAR: no transitivity rule, the recursive rules of R are all steps of one direction, and
-  every step relation E has the base rule and is not derived in R's stratum; then R = S⁺ ∪ X_o ∪
-  X_o∘S⁺ (right steps; mirrored for left steps) for S the union of the step relations and X_o the other facts of R.
+  every step relation E has the base rule; then R = S⁺ ∪ X_o ∪ X_o∘S⁺ (right steps; mirrored for
+  left steps) for S the union of the step relations and X_o the other facts of R. A step may be
+  derived in R's stratum (``q(x, y) :- p(x, y), x != 1``): its rules stay seminaive beside the
+  module, and the module's Del measures losses against the steps final facts give (modules/transitive.py).
 - Irreflexive forms of the three (RS1, RS2): every transitivity or step rule carries exactly one
   filter, ``!=`` between the head's two variables (``R(x, z) :- R(x, y), R(y, z), x != z``); the
   symmetric rule has none. Any path between two distinct nodes contains a simple path, on which
@@ -161,15 +163,8 @@ def _binary_heads(rules: Iterable[RuleInfo]) -> list[str]:
 def _closure(r: str, recursive: tuple[RuleInfo, ...], nonrecursive: tuple[RuleInfo, ...]) -> ModuleChoice | None:
     own = [info for info in recursive if info.head.predicate == r]
     bases = {e for info in own + [i for i in nonrecursive if i.head.predicate == r] if (e := base(info, r))}
-    derived = {info.head.predicate for info in recursive + nonrecursive}
     for irreflexive in (False, True):
         if choice := _shape(r, own, bases, irreflexive):
-            if choice.kind is ModuleKind.LINEAR and set(choice.steps) & derived:
-                # a step the stratum derives (from R itself: ``q(X, Y) :- p(X, Y), X != 1``) is no input
-                # fixed before R: the linear module's Del measures losses against the steps now, which
-                # still hold the steps R's lost pairs derived, so a pair and its step kept each other
-                # (stop 21, tests/test_modules.py). Such a stratum runs seminaive.
-                return None
             return choice
     return None
 

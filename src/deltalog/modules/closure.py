@@ -49,14 +49,26 @@ class ClosureModule(ClosureInputs):
         if seminaive := self.ties(reasoning.backend):
             return seminaive.add(reasoning, delta)
         generation = reasoning.tick()
-        if any(since == 0 for since, _ in delta):
-            sources = None   # the first call: close everything
+        first = min(since for since, _ in delta)
+        if first == 0:   # the first call: close everything
+            plan = self.oriented(self.closure(reasoning, NOW, NOW, None))
         else:
-            sources = self.affected(reasoning, self.changed_facts([View(s, u) for s, u in delta]), NOW)
-        plan = self.oriented(self.closure(reasoning, NOW, NOW, sources))
+            plan = self.oriented(self.grown(reasoning, self.new_inputs(reasoning, [View(s, u) for s, u in delta]),
+                                            View(0, first)))
         derived = reasoning.derive(self.rules[0], plan, generation)
         reasoning.round_done()
         return [(generation, generation + 1)] if derived else []
+
+    def grown(self, reasoning: Reasoning, changed: ir.Node, before: View) -> ir.Node:
+        """Add after the first call: the closure's pairs a path through a ``changed`` input gives that the
+        inputs stored ``before`` the call's windows (closed by the earlier calls) do not; without ``paths``,
+        the new closure of the sources the changed inputs affect. Steps a stratum derives from R itself
+        mostly shortcut pairs R holds already, which the difference of the two closures does not emit
+        (a 6,000-node closure, docs/benchmarks.md stop 22)."""
+        if not self.paths(reasoning):
+            return self.closure(reasoning, NOW, NOW, self.affected(reasoning, changed, NOW))
+        now, old = self.graph(reasoning, NOW, NOW), self.graph(reasoning, before, before)
+        return difference(self.compare, now, old, changed, self.choice.irreflexive)
 
     # ---- the maintenance plug-ins (003 Algorithm 3) -------------------------------------------
 
@@ -126,6 +138,10 @@ class ClosureModule(ClosureInputs):
         deleted = pairs(self.r, v.deleted, self.flip)
         if self.exact(update.reasoning):   # Del removed only pairs the new inputs do not give
             yield self.rules[0], self.still_reached(update, deleted)
+            return
+        if self.paths(update.reasoning):   # R is the closure of the inputs: ask it of the deleted pairs only
+            yield self.rules[0], self.oriented(reached(self.inputs(update.reasoning, NOW, NOW), deleted,
+                                                       self.choice.irreflexive))
             return
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)

@@ -118,12 +118,18 @@ class ClosureInputs(ABC):
         of support), so what survives is decided on the nonrecursive support alone, as DRed^c's
         overdeletion stops only at facts with a nonrecursive derivation (003 Definition 6's J_l);
         facts the other rules still give come back through Red and insertion."""
+        return self.facts_of(reasoning, self.r, self.external, view, negative, grounded)
+
+    def facts_of(self, reasoning: Reasoning, predicate: str, rules: Sequence[RuleInfo], view: View,
+                 negative: View, grounded: bool) -> ir.Node:
+        """A binary predicate's explicit facts and the heads of ``rules`` in a view, as (c0, c1) in the
+        module's orientation; ``grounded``: the rules of the same stratum left out (``external_facts``)."""
         parts: list[ir.Node] = []
-        explicit = explicit_relation(self.r)
+        explicit = explicit_relation(predicate)
         if explicit in reasoning.backend.relations():
             parts.append(pairs(explicit, view, self.flip))
         recursive = {id(info) for info in self.stratum.recursive}
-        for info in self.external:
+        for info in rules:
             if grounded and id(info) in recursive:
                 continue
             n = len(info.positive)
@@ -149,6 +155,11 @@ class ClosureInputs(ABC):
     def oriented(self, plan: ir.Node) -> ir.Node:
         """A plan in the module's orientation as R's columns."""
         return swap(plan) if self.flip else plan
+
+    def new_inputs(self, reasoning: Reasoning, windows: Sequence[View]) -> ir.Node:
+        """The inputs among the facts other modules stored in ``windows`` (Add's Δ \\ Δ_i): every R fact
+        another module gives is an external fact (X_R), and so is a step of the stratum."""
+        return self.changed_facts(windows)
 
     def changed_facts(self, windows: Sequence[View], predicates: set[str] | None = None) -> ir.Node:
         """R's facts (and a linear module's steps of this stratum) in some views."""

@@ -12,12 +12,12 @@ computed on swapped columns. With no X_o (the usual case) the closure is S⁺ al
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from deltalog.analysis.modules import base
 from deltalog.modules.base import RulePlans
 from deltalog.modules.closure import ClosureModule
-from deltalog.modules.plans import PAIR, pairs, union
+from deltalog.modules.plans import NOW, PAIR, pairs, union
 from deltalog.modules.seminaive import SeminaiveModule
 from deltalog.plan import ir
 from deltalog.plan.rules import View
@@ -66,6 +66,7 @@ class LinearModule(ClosureModule):
         super().__post_init__()
         steps = set(self.choice.steps)
         self.external = tuple(info for info in self.external if base(info, self.r) not in steps)
+        self.step_rules = {s: tuple(info for info in self.stratum.rules if info.head.predicate == s) for s in steps}
 
     def step_predicates(self) -> tuple[str, ...]:
         return self.choice.steps
@@ -87,11 +88,34 @@ class LinearModule(ClosureModule):
     def insert(self, update: Update, deltas: Mapping[str, str], generation: int, grown: set[str]) -> RulePlans:
         yield from SeminaiveModule(self.rules, self.predicates).insert(update, deltas, generation, grown)
 
-    def steps(self, view: View) -> ir.Node:
-        return union([pairs(s, view, self.flip) for s in self.choice.steps])
+    def steps(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
+        """S in a view. A step the stratum derives: its stored facts and its *grounded* ones, those final
+        facts give (its explicit facts and its rules over lower strata); ``grounded``: those only. Its
+        other facts may rest on R pairs Del is about to lose (``q(x, y) :- p(x, y)``: a pair and the step
+        it gave would keep each other, stop 21), so Del measures losses against the grounded steps. Red
+        reads both: a pair Del kept may rest on a grounded step an update's added lower facts give and
+        the insertion phase has not stored yet, and the pairs through it must come back in Red (no new
+        fact would bring them in insertion)."""
+        parts = [] if grounded else [pairs(s, view, self.flip) for s in self.choice.steps]
+        parts += [self.facts_of(reasoning, s, self.step_rules[s], view, negative, True)
+                  for s in self.choice.steps if s in self.predicates]
+        parts += [pairs(s, view, self.flip) for s in self.choice.steps if grounded and s not in self.predicates]
+        return union(parts)
+
+    def new_inputs(self, reasoning: Reasoning, windows: Sequence[View]) -> ir.Node:
+        """Only R's external facts are inputs: ``R(x, y) :- E(x, y)`` for a step E of the stratum (another
+        module's rule) gives pairs the closure holds already, from the step itself (a 6,000-node
+        closure over a step of its own stratum: 0.08 s of 0.19 s materialising recomputed sources for them,
+        docs/benchmarks.md stop 22)."""
+        steps = self.changed_facts(windows, set(self.choice.steps))
+        other = self.external_facts(reasoning, NOW, NOW)
+        if isinstance(other, ir.Values) and not other.rows:
+            return steps
+        return union([steps, ir.SemiJoin(self.changed_facts(windows, {self.r}), ir.Distinct(other), PAIR)])
 
     def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
-        return union([self.steps(view), self.external_facts(reasoning, view, negative, grounded)])
+        return union([self.steps(reasoning, view, negative, grounded),
+                      self.external_facts(reasoning, view, negative, grounded)])
 
     def paths(self, reasoning: Reasoning) -> bool:
         """Paths of steps only: with other facts X_o, a path's first fact may be one, the others not."""
@@ -102,7 +126,7 @@ class LinearModule(ClosureModule):
 
     def reach(self, reasoning: Reasoning, view: View, negative: View, sources: ir.Node | None,
               grounded: bool = False) -> ir.Node:
-        steps = self.steps(view)
+        steps = self.steps(reasoning, view, negative, grounded)
         reach = ir.TransitiveClosure(steps, sources)
         other = self.external_facts(reasoning, view, negative, grounded)
         if isinstance(other, ir.Values) and not other.rows:
