@@ -96,10 +96,12 @@ class LinearModule(ClosureModule):
         reads both: a pair Del kept may rest on a grounded step an update's added lower facts give and
         the insertion phase has not stored yet, and the pairs through it must come back in Red (no new
         fact would bring them in insertion)."""
-        parts = [] if grounded else [pairs(s, view, self.flip) for s in self.choice.steps]
-        parts += [self.facts_of(reasoning, s, self.step_rules[s], view, negative, True)
-                  for s in self.choice.steps if s in self.predicates]
-        parts += [pairs(s, view, self.flip) for s in self.choice.steps if grounded and s not in self.predicates]
+        parts: list[ir.Node] = []
+        for s in self.choice.steps:
+            if s not in self.predicates or not grounded:   # a lower step is final as stored
+                parts.append(pairs(s, view, self.flip))
+            if s in self.predicates:
+                parts.append(self.facts_of(reasoning, s, self.step_rules[s], view, negative, True))
         return union(parts)
 
     def new_inputs(self, reasoning: Reasoning, windows: Sequence[View]) -> ir.Node:
