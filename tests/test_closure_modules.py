@@ -172,7 +172,11 @@ def engine_state(reasoner: Reasoner) -> dict[str, set]:
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @given(closure_cases())
 def test_closure_modules_equal_seminaive_and_naive(algorithm, case):
-    program, facts, batches = case
+    modules_agree_through_updates(*case, algorithm)
+
+
+def modules_agree_through_updates(program, facts: dict, batches: list, algorithm: str) -> None:
+    """modules auto == modules none == the naive reference after materialising and after each update."""
     note(str(with_facts(program, facts)))
     reasoners = {m: Reasoner(with_facts(program, facts), modules=m) for m in ("auto", "none")}
     for reasoner in reasoners.values():

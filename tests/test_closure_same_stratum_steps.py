@@ -8,18 +8,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, note
+from hypothesis import given
 from hypothesis import strategies as st
 
 from deltalog.analysis import analyse
-from deltalog.api import Reasoner
 from deltalog.syntax.parser import parse
-from reference import naive_materialise
 from strategies import rows, update_sequences
-from test_closure_modules import ALGORITHMS, EXTRAS, engine_state, kinds, rows_of, state
-from test_differential import nonempty, with_facts
-from test_maintenance import python_rows
-from strategies import apply_update
+from test_closure_modules import ALGORITHMS, EXTRAS, kinds, modules_agree_through_updates, rows_of, state
 
 STEP = "q(X,Y) :- e(X,Y). "   # the step's lower rule; the shapes add the rules over R
 SHAPES = {
@@ -72,21 +67,7 @@ def cases(draw):
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 @given(cases())
 def test_same_stratum_steps_equal_seminaive_and_naive(algorithm, case):
-    program, facts, batches = case
-    note(str(with_facts(program, facts)))
-    reasoners = {m: Reasoner(with_facts(program, facts), modules=m) for m in ("auto", "none")}
-    for reasoner in reasoners.values():
-        reasoner.materialise()
-    expected = nonempty(naive_materialise(program, facts))
-    assert {m: engine_state(r) for m, r in reasoners.items()} == {"auto": expected, "none": expected}
-    for add, delete in batches:
-        note(f"update: add {add}, delete {delete}")
-        for reasoner in reasoners.values():
-            reasoner.update(add={p: python_rows(r) for p, r in add.items() if r},
-                            delete={p: python_rows(r) for p, r in delete.items() if r}, algorithm=algorithm)
-        facts = apply_update(facts, add, delete)
-        expected = nonempty(naive_materialise(program, facts))
-        assert {m: engine_state(r) for m, r in reasoners.items()} == {"auto": expected, "none": expected}
+    modules_agree_through_updates(*case, algorithm)
 
 
 def facts_text(edges: set, marks: set) -> str:
