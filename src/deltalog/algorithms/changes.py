@@ -29,26 +29,24 @@ class Changes(dict):
     def __init__(self, *args, empty: Callable[[str], pl.DataFrame | None] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.empty = empty
-        self._pending: dict[str, Callable[[], pl.DataFrame]] = {}
-        self._rows: dict[str, int] = {}   # of the pending frames
+        self._pending: dict[str, tuple[Callable[[], pl.DataFrame], int]] = {}   # predicate -> (frame, its rows)
 
     def defer(self, predicate: str, frame: Callable[[], pl.DataFrame], rows: int) -> None:
         """Hold ``predicate``, whose frame of ``rows`` rows ``frame()`` makes when one is read."""
         super().__setitem__(predicate, None)
-        self._pending[predicate] = frame
-        self._rows[predicate] = rows
+        self._pending[predicate] = frame, rows
 
     def counts(self) -> dict[str, int]:
         """Facts per changed predicate, read without making any frame (``deltalog update`` prints and records
         only these: no frame, and so no Polars import, for an update of numbers; docs/benchmarks.md, stop 22)."""
-        pending, rows = self.__dict__.get("_pending") or {}, self.__dict__.get("_rows") or {}
-        return {p: rows[p] if p in pending else dict.__getitem__(self, p).height for p in dict.keys(self)}
+        pending = self.__dict__.get("_pending") or {}
+        return {p: pending[p][1] if p in pending else dict.__getitem__(self, p).height for p in dict.keys(self)}
 
     def _made(self) -> "Changes":
         """Every pending frame made (once)."""
         if pending := self.__dict__.get("_pending"):   # (absent while a copy or an unpickling fills it)
             self._pending = {}
-            for predicate, frame in pending.items():
+            for predicate, (frame, _) in pending.items():
                 super().__setitem__(predicate, frame())
         return self
 
