@@ -60,6 +60,23 @@ class Dictionary:
         kinds = self.kinds.view()
         return bool((kinds == FLOAT).any() and (kinds == INT).any())
 
+    def ints_only(self) -> bool:
+        """Whether every id is an int's (O(1): the sorted int keys hold one entry per int id)."""
+        return self._int_keys.size == len(self.texts)
+
+    def ints_ordered(self) -> bool:
+        """Whether every id is an int's and a larger int has a larger id (a file's ints filled as one range,
+        ``_encode_filled_range``): ids then compare as their values do, so min and max need no decoding."""
+        return self._ids_ascend and self.ints_only()
+
+    def int_offset(self) -> int | None:
+        """The value less the id, the same for every id, when ``ints_ordered`` and the ints are a range with no
+        gap (ids 0..n - 1 for ints k..k + n - 1: then k): ids decode by one addition, or none at all."""
+        keys = self._int_keys
+        if not self.ints_ordered() or not keys.size or int(keys[-1]) - int(keys[0]) != keys.size - 1:
+            return None
+        return int(keys[0]) - int(self._int_ids[0])
+
     def restore(self, kinds: np.ndarray, ints: np.ndarray, numbers: np.ndarray, texts: list) -> None:
         """Refill an empty dictionary from saved arrays (see storage/persist.py)."""
         self.kinds.extend(kinds)

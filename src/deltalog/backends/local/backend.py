@@ -196,8 +196,7 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
         names = [f"c{i}" for i in range(stored.arity)]
         live, n = scan_all(stored)
         if n and stored.arity and self._all_ints(live):
-            ints = self.dictionary.ints.view()
-            return IntTable([ints[c] for c in live])
+            return IntTable(self._int_values(live))
         plain = decode_plain(live, self.dictionary, self._names) if n else None   # strings all written raw: no Polars
         if plain is not None:
             return plain
@@ -210,10 +209,22 @@ class LocalBackend(EncodedColumns, Persistent, ChoosesRepresentation, BatchLoadi
             return pl.DataFrame({"present": [True] * min(n, 1)})
         return decode_frame(live, names, self.dictionary)
 
+    def _int_values(self, columns: list[np.ndarray]) -> list[np.ndarray]:
+        """The ints of columns of int ids: gathered from the dictionary, or by one sequential addition when
+        every id follows its int (``Dictionary.int_offset``: a run over a file of ids). New arrays either way,
+        never views of the relation's storage: a Polars frame made of them shares their memory."""
+        offset = self.dictionary.int_offset()
+        if offset is None:
+            ints = self.dictionary.ints.view()
+            return [ints[c] for c in columns]
+        return [c + offset for c in columns]
+
     def _all_ints(self, columns: list[np.ndarray]) -> bool:
         """Whether every id of the columns is an int's: a dictionary of ints alone answers for any
-        columns, in one pass over it when it is the smaller (sg-forest's output: 39k entries instead
-        of 12.8M cells)."""
+        columns, at once when it knows (``Dictionary.ints_only``), else in one pass over it when it is
+        the smaller (sg-forest's output: 39k entries instead of 12.8M cells)."""
+        if self.dictionary.ints_only():
+            return True
         kinds = self.dictionary.kinds.view()
         if kinds.size <= sum(c.size for c in columns) and bool((kinds == INT).all()):
             return True

@@ -23,10 +23,15 @@ def dense_extremes(rows: Frame, group: str, argument: str, function: str, output
     keys, ids = rows.columns[group], rows.columns[argument]
     low = int(keys.min())
     span = int(keys.max()) - low + 1
-    if span > DENSE_GROUP_SPAN * rows.length + DENSE_GROUP_MIN or (ints := decode_ints(ids, d)) is None:
+    if span > DENSE_GROUP_SPAN * rows.length + DENSE_GROUP_MIN:
         return None
     at = keys - low if low else keys
     minimum = function == "min"
+    if d.ints_ordered():   # ids order as their ints do (Dictionary.ints_ordered): the extreme id is the extreme's
+        groups, extremes = group_extremes(at, ids, minimum, span)
+        return Frame({group: groups + low, output: extremes}, groups.size)
+    if (ints := decode_ints(ids, d)) is None:
+        return None
     if (packed := value_and_id(ints, ids)) is not None:
         return packed_extremes(at, packed, minimum, span, group, low, output)
     extreme = np.full(span, np.iinfo(np.int64).max if minimum else np.iinfo(np.int64).min, np.int64)
@@ -59,10 +64,16 @@ def packed_extremes(at: np.ndarray, packed: tuple[np.ndarray, int], minimum: boo
     and its id together, where finding a row that holds the extreme took a gather, a comparison and a
     scatter over all rows (pipeline's ``min X : { edge(X, Y) }``, 1M rows: ~35 -> ~20 ms, stop 20)."""
     keys, id_bits = packed
-    none = np.iinfo(np.int64).max if minimum else -1   # packed keys are >= 0
+    groups, ids = group_extremes(at, keys, minimum, span)
+    ids &= (1 << id_bits) - 1
+    return Frame({group: groups + low, output: ids}, groups.size)
+
+
+def group_extremes(at: np.ndarray, keys: np.ndarray, minimum: bool, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the groups holding rows, in order; each one's least or greatest key) of keys >= 0 in groups ``at``
+    (0..span - 1), by one ``ufunc.at``."""
+    none = np.iinfo(np.int64).max if minimum else -1
     extreme = np.full(span, none, np.int64)
     (np.minimum if minimum else np.maximum).at(extreme, at, keys)
     groups = np.flatnonzero(extreme != none)
-    ids = extreme[groups]
-    ids &= (1 << id_bits) - 1
-    return Frame({group: groups + low, output: ids}, groups.size)
+    return groups, extreme[groups]
