@@ -103,3 +103,15 @@ def spy(method, calls: list):
         calls.append(len(columns[0]))
         return method(self, columns)
     return counted
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5)), min_size=1, max_size=40),
+       st.lists(st.tuples(st.integers(-3, 40), st.integers(-2, 8)), min_size=1, max_size=60), st.booleans())
+def test_bitmap_holds_matches_a_set(tuples, probes, one_column):
+    """``Bitmap.holds`` of one or two columns, probes inside the view's ids (one gather) or outside (masked
+    off first), against a Python set."""
+    width = 1 if one_column else 2
+    held = {t[:width] for t in tuples}
+    bitmap = membership.Bitmap([np.array([t[j] for t in held], np.int64) for j in range(width)], 1 << 20)
+    got = bitmap.holds([np.array([p[j] for p in probes], np.int64) for j in range(width)])
+    assert got.tolist() == [p[:width] in held for p in probes]
