@@ -127,3 +127,22 @@ def test_maintained_as_the_naive_evaluator(algorithm, rules, drawn, steps):
         note(f"{'delete' if delete else 'add'} {predicate} {sorted(given_rows)}")
         expected = nonempty(naive_materialise(parse(text(rules, facts))))
         assert engine_state(r, expected.keys() | r.analysed.arities.keys()) == expected
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_one_sided_explicit_changes_of_derived_predicates_are_read_off_their_store(monkeypatch, algorithm):
+    """E⁻ (E⁺) of a derived predicate that the update only deletes from (adds to) is a view of its explicit
+    store (``Workspace.stage_view``): no ``-p`` (``+p``) scratch relation is written, and the results stay the
+    naive evaluator's."""
+    facts = "worksFor(1, 2). memberOf(3, 2). memberOf(4, 5). member(6, 7). affiliated(7, 8)."
+    r = Reasoner(INVERSE + facts)
+    r.materialise()
+    staged = statements_into(monkeypatch, "-")
+    r.update(delete={"memberOf": [(3, 2), (1, 2)], "member": [(6, 7)]}, algorithm=algorithm)
+    expected = nonempty(naive_materialise(parse(INVERSE + "worksFor(1, 2). memberOf(4, 5). affiliated(7, 8).")))
+    assert engine_state(r, expected.keys()) == expected
+    added = statements_into(monkeypatch, "+")
+    r.update(add={"memberOf": [(3, 2)], "member": [(6, 7), (9, 9)]}, algorithm=algorithm)
+    assert staged == [] and [t for t in added if not t.startswith("+raw")] == []
+    expected = nonempty(naive_materialise(parse(INVERSE + facts + "member(9, 9).")))
+    assert engine_state(r, expected.keys()) == expected

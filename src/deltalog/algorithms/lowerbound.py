@@ -103,8 +103,8 @@ def delete_unwitnessed_at_once(update: Update, stratum: Stratum) -> None:
     reasoning, generation = update.reasoning, update.reasoning.tick()
     by_head: dict[str, list[ir.Node]] = {}
     for p in sorted(stratum.predicates):
-        if minus := update.workspace.get(Role.DELETED, p):
-            by_head.setdefault(p, []).append(tuples_of(minus, reasoning.arities[p]))
+        if (minus := update.workspace.staged(Role.DELETED, p)) is not None:
+            by_head.setdefault(p, []).append(tuples_of(p, reasoning.arities[p], minus))
     for info, plan in lost_derivations(update, stratum):
         by_head.setdefault(info.head.predicate, []).append(plan)
     for p, plans in by_head.items():

@@ -81,11 +81,11 @@ def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None,
     lost_derivation = Candidates(update, stratum, unstored)
     generation = reasoning.tick()
     for p in stratum.predicates:
-        if minus := update.workspace.get(Role.DELETED, p):
+        if (minus := update.workspace.staged(Role.DELETED, p)) is not None:
             if p in unstored:
-                lost_derivation.keep(p, tuples_of(minus, reasoning.arities[p]), generation)
+                lost_derivation.keep(p, tuples_of(p, reasoning.arities[p], minus), generation)
             else:
-                update.backend.insert(relation=lost_derivation[p], plan=tuples_of(minus, reasoning.arities[p]),
+                update.backend.insert(relation=lost_derivation[p], plan=tuples_of(p, reasoning.arities[p], minus),
                                       generation=generation)
     lost_derivation.collect(reasoning, lost_derivations(update, stratum), generation, "overdeletion")
     propagate_deletion(update, stratum, lost_derivation, generation, settle)
