@@ -72,8 +72,13 @@ def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Candid
 
 
 def unstored(stratum: Stratum) -> frozenset[str]:
-    """The predicates of ``stratum`` whose checks read no stored candidates (``reads_stored_candidates``)."""
-    return frozenset(p for p in stratum.predicates if not reads_stored_candidates(stratum, p))
+    """The predicates of ``stratum`` whose checks read no stored candidates (``reads_stored_candidates``; made once
+    per stratum: every DRed update of it asks)."""
+    return _UNSTORED.get(stratum, lambda: frozenset(p for p in stratum.predicates
+                                                    if not reads_stored_candidates(stratum, p)))
+
+
+_UNSTORED: IdentityMemo[frozenset[str]] = IdentityMemo(limit=1024)
 
 
 def reads_stored_candidates(stratum: Stratum, p: str) -> bool:
