@@ -50,8 +50,8 @@ def _forward(method: str):
     return call
 
 
-for _method in ("scan", "keyed", "covers_live", "contains", "holds_live", "count_view", "distinct_estimate", "insert",
-                "delete", "rollback", "compact", "nbytes"):
+for _method in ("scan", "keyed", "covers_live", "contains", "holds_live", "lost_since", "count_view",
+                "distinct_estimate", "insert", "delete", "rollback", "compact", "nbytes"):
     setattr(Strict, _method, _forward(_method))
 
 

@@ -63,5 +63,5 @@ def test_an_update_leaves_no_scratch_relation_behind(monkeypatch):
 
     monkeypatch.setattr(maintain, "collect_changes", spy)
     r.update(add={"edge": pl.DataFrame({"c0": [3], "c1": [4]})}, delete={"edge": [(1, 2)]}, algorithm="dred")
-    assert Role.RAW_ADDED.of("edge") in seen["scratch"] and Role.LOST_DERIVATION.of("path") in seen["scratch"]
+    assert Role.RAW_ADDED.of("edge") in seen["scratch"] and Role.REDERIVED.of("path") in seen["scratch"]
     assert set(r.backend.relations()) == before

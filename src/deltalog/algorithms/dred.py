@@ -71,7 +71,7 @@ def overdelete_and_rederive(update: Update, stratum: Stratum) -> None:
     if not stratum.recursive and not stratum.modules and not lowerbound.needs_stored_candidates(stratum):
         lowerbound.delete_unwitnessed_at_once(update, stratum)
         return
-    overdelete(update, stratum, settle=lowerbound.delete_unwitnessed)
+    overdelete(update, stratum, settle=lowerbound.delete_unwitnessed, unstored=lowerbound.unstored(stratum))
     if stratum.recursive and not decides_every_candidate(stratum):
         rederive(update, stratum, unheld_by_modules)
 

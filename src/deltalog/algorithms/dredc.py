@@ -97,8 +97,8 @@ def update_counters(update: Update, stratum: Stratum) -> None:
 def explicit_changes(update: Update, predicate: str, arity: int) -> list[ir.Node]:
     out = []
     for role, sign in ((Role.DELETED, -1), (Role.ADDED, 1)):
-        if staged := update.workspace.get(role, predicate):
-            out.append(with_count(tuples_of(staged, arity), arity, sign))
+        if (staged := update.workspace.staged(role, predicate)) is not None:
+            out.append(with_count(tuples_of(predicate, arity, staged), arity, sign))
     return out
 
 

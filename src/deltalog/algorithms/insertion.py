@@ -18,7 +18,7 @@ from deltalog.algorithms.overdeletion import scratch
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.modules import modules_of
 from deltalog.plan import ir
-from deltalog.plan.rules import FULL, View
+from deltalog.plan.rules import View
 from deltalog.reasoning.instances import delta_rule_plans
 from deltalog.reasoning.update import Update, fact_columns, lower_changes, tuples_of
 from deltalog.reasoning.workspace import Role
@@ -40,8 +40,8 @@ def insert(update: Update, stratum: Stratum) -> None:
     sink = Sink(update, reasoning.tick(), deltas, v.g0 if revives else None)
     for p in stratum.predicates:
         for role in (Role.REDERIVED, Role.ADDED):
-            if (source := update.workspace.get(role, p)) and update.count(source, FULL):
-                sink.collect(p, tuples_of(source, reasoning.arities[p]))
+            if (source := update.workspace.staged(role, p)) is not None and update.count(p, source):
+                sink.collect(p, tuples_of(p, reasoning.arities[p], source))
     lost, gained = lower_changes(update, stratum, stratum.rules)
     for info in stratum.nonrecursive:   # Π_nr^s[(I \ D) ∪ A : A \ D, D \ A]   (003 Algorithm 3, line 237)
         if info.aggregates:

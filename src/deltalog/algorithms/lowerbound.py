@@ -37,10 +37,10 @@ alone, without the rule's plan (``renamed_atom``).
 from __future__ import annotations
 
 import time
-from typing import Iterator, Mapping
+from typing import Iterator
 
 from deltalog.algorithms.aggregate_rules import aggregate_results
-from deltalog.algorithms.overdeletion import lost_derivations
+from deltalog.algorithms.overdeletion import Candidates, lost_derivations
 from deltalog.algorithms.unfolding import unfolded
 from deltalog.analysis.program import RuleInfo, Stratum
 from deltalog.memo import IdentityMemo
@@ -54,9 +54,10 @@ from deltalog.reasoning.workspace import Role
 from deltalog.syntax.ast import Variable
 
 
-def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int) -> int:
+def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Candidates, window: int) -> int:
     """Delete the candidates collected at ``window`` that are neither explicit nor derived now, in one
-    statement per predicate: the candidates anti-joined with each check in turn (``unwitnessed``)."""
+    statement per predicate: the candidates (stored, or the plans kept: ``unstored``) anti-joined with each
+    check in turn (``unwitnessed``)."""
     reasoning = update.reasoning
     generation = reasoning.tick()
     for p, relation in sorted(lost_derivation.items()):
@@ -64,7 +65,37 @@ def delete_unwitnessed(update: Update, stratum: Stratum, lost_derivation: Mappin
         if update.count(relation, found):
             candidates = tuples_of(relation, reasoning.arities[p], found)
             delete_measured(update, p, unwitnessed(update, stratum, p, candidates, found), generation, "rederivation")
+    for p, plans in sorted(lost_derivation.at(window).items()):
+        plan = unwitnessed(update, stratum, p, one_candidate_plan(stratum, p, plans), None)
+        delete_measured(update, p, plan, generation, "overdeletion")   # (a stored N_D's facts were overdeletion's)
     return generation
+
+
+def unstored(stratum: Stratum) -> frozenset[str]:
+    """The predicates of ``stratum`` whose checks read no stored candidates (``reads_stored_candidates``; made once
+    per stratum: every DRed update of it asks)."""
+    return _UNSTORED.get(stratum, lambda: frozenset(p for p in stratum.predicates
+                                                    if not reads_stored_candidates(stratum, p)))
+
+
+_UNSTORED: IdentityMemo[frozenset[str]] = IdentityMemo(limit=1024)
+
+
+def reads_stored_candidates(stratum: Stratum, p: str) -> bool:
+    """Does a check of ``p`` bind a rule's head to the stored candidates: a nonrecursive rule that is neither a
+    renamed atom nor an aggregate (``derived_now``), or a recursive one unfolded with a rest (unfolding.py)?"""
+    return any(info.head.predicate == p and renamed_atom(info) is None and not info.aggregates
+               for info in stratum.nonrecursive) or any(u.rest is not None for u in unfolded(stratum, p))
+
+
+def one_candidate_plan(stratum: Stratum, p: str, plans: list[ir.Node]) -> ir.Node:
+    """Candidate plans of ``p`` as one: a Distinct, one frame for the checks (a union streams a frame per plan,
+    each probed by every anti-join), evaluated once where an aggregate's check reads the candidates too (its
+    rows are kept for the statement); a single plan read by no check stays as it is."""
+    if len(plans) > 1:
+        return ir.Distinct(ir.Union_(tuple(plans)))
+    aggregated = any(info.aggregates and info.head.predicate == p for info in stratum.nonrecursive)
+    return ir.Distinct(plans[0]) if aggregated else plans[0]
 
 
 def delete_unwitnessed_at_once(update: Update, stratum: Stratum) -> None:
@@ -77,17 +108,12 @@ def delete_unwitnessed_at_once(update: Update, stratum: Stratum) -> None:
     reasoning, generation = update.reasoning, update.reasoning.tick()
     by_head: dict[str, list[ir.Node]] = {}
     for p in sorted(stratum.predicates):
-        if minus := update.workspace.get(Role.DELETED, p):
-            by_head.setdefault(p, []).append(tuples_of(minus, reasoning.arities[p]))
+        if (minus := update.workspace.staged(Role.DELETED, p)) is not None:
+            by_head.setdefault(p, []).append(tuples_of(p, reasoning.arities[p], minus))
     for info, plan in lost_derivations(update, stratum):
         by_head.setdefault(info.head.predicate, []).append(plan)
     for p, plans in by_head.items():
-        # a Distinct: one frame for the checks (a union streams a frame per plan, each probed by every
-        # anti-join), evaluated once where an aggregate's check reads the candidates too (its rows are kept
-        # for the statement); a single plan read by no check stays as it is
-        aggregated = any(info.aggregates and info.head.predicate == p for info in stratum.nonrecursive)
-        candidates = ir.Distinct(ir.Union_(tuple(plans))) if len(plans) > 1 else \
-            ir.Distinct(plans[0]) if aggregated else plans[0]
+        candidates = one_candidate_plan(stratum, p, plans)
         delete_measured(update, p, unwitnessed(update, stratum, p, candidates, None), generation, "overdeletion")
 
 
@@ -135,8 +161,10 @@ def checks(update: Update, stratum: Stratum, p: str, candidates: ir.Node, found:
             yield derived_now(update, info, found, candidates)
     for module in modules_of(stratum):
         yield from (plan for _, plan in module.holds(update, p, candidates))
-    if found is not None:   # a recursive stratum: its candidates are stored
-        for unfolding in unfolded(stratum, p):
+    for unfolding in unfolded(stratum, p):   # (none outside a recursive stratum)
+        if unfolding.rest is None:   # the proofs alone: scans, reading no candidates
+            yield from unfolding.all_proofs(update)
+        elif found is not None:   # its candidates are stored (``reads_stored_candidates``)
             yield from unfolding.checks(update, found, candidates)
 
 

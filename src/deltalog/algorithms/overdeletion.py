@@ -21,29 +21,73 @@ from deltalog.modules import modules_of
 from deltalog.modules.base import Module, RulePlans
 from deltalog.plan import ir
 from deltalog.plan.rules import View
+from deltalog.reasoning.context import Reasoning
 from deltalog.reasoning.instances import delta_rule_plans
-from deltalog.reasoning.update import Update, lower_changes, tuples_of
+from deltalog.reasoning.update import Update, fact_columns, lower_changes, tuples_of
 from deltalog.reasoning.workspace import OnDemand, Role
 
 
-Settle = Callable[[Update, Stratum, Mapping[str, str], int], int]
+Settle = Callable[[Update, Stratum, "Candidates", int], int]
 """Deletes (through ``Update.delete``, at one new generation, which it returns) those candidates of
-one round (rows of ``lost_derivation`` stored at the window given) that must go."""
+one round (rows of ``lost_derivation`` stored at the window given, or plans kept for it) that must go."""
 
 
-def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None) -> None:
+class Candidates(OnDemand):
+    """N_D: per predicate a scratch relation made at its first use (``OnDemand``, what iterating shows), or, for
+    the predicates ``unstored`` names, each round's candidate plans kept as they are until the settle reads them
+    (``at``), inside its deletion statement. A settle whose check reads no stored candidates of a predicate
+    saves its insert, count and read-back there, one statement a round (a 1,000-fact LUBM-like deletion: the
+    inverse pairs' and the closure's ~8 of ~70 us each, docs/benchmarks.md stop 23). A candidate met again
+    in a later round is then checked again (a stored one is not: its relation holds it already); the check
+    reads final facts only, so it keeps or deletes it again, and deleting a dead fact changes nothing."""
+
+    def __init__(self, update: Update, stratum: Stratum, unstored: frozenset[str]) -> None:
+        arities = {p: update.reasoning.arities[p] for p in stratum.predicates}
+        super().__init__(update.workspace, Role.LOST_DERIVATION, arities)
+        self.unstored = unstored
+        self._plans: dict[int, dict[str, list[ir.Node]]] = {}
+
+    def collect(self, reasoning: Reasoning, plans: Iterable[tuple[RuleInfo, ir.Node]], window: int, phase: str) -> None:
+        """Each rule plan's facts as candidates at ``window``: stored (``derive_together``), or kept."""
+        stored = []
+        for info, plan in plans:
+            if info.head.predicate in self.unstored:
+                self.keep_rule(reasoning, info, plan, window)
+            else:
+                stored.append((info, plan))
+        reasoning.derive_together(stored, window, phase=phase, relations=self)
+
+    def keep(self, predicate: str, plan: ir.Node, window: int) -> None:
+        self._plans.setdefault(window, {}).setdefault(predicate, []).append(plan)
+
+    def keep_rule(self, reasoning: Reasoning, info: RuleInfo, plan: ir.Node, window: int) -> None:
+        """``keep`` a rule's plan, credited to the rule as an evaluation (its instances: by the plan's label, in
+        the metrics of the statement that deletes, as ``derive`` credits them)."""
+        reasoning.stats.rule(info).evaluations += 1
+        self.keep(info.head.predicate, plan, window)
+
+    def at(self, window: int) -> dict[str, list[ir.Node]]:
+        """The plans kept for ``window``, by predicate (each window is settled once)."""
+        return self._plans.pop(window, {})
+
+
+def overdelete(update: Update, stratum: Stratum, settle: "Settle | None" = None,
+               unstored: frozenset[str] = frozenset()) -> None:
     """Collect the facts that lost a derivation (N_D), let ``settle`` delete those that must go (DRed:
-    all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive)."""
+    all of them; FBF: the unproved ones), and repeat from what was deleted (inverse seminaive). The candidates
+    of the ``unstored`` predicates reach ``settle`` as plans (``Candidates``)."""
     settle = settle or delete_all
     reasoning = update.reasoning
-    lost_derivation = scratch(update, Role.LOST_DERIVATION, stratum)
+    lost_derivation = Candidates(update, stratum, unstored)
     generation = reasoning.tick()
     for p in stratum.predicates:
-        if minus := update.workspace.get(Role.DELETED, p):
-            update.backend.insert(relation=lost_derivation[p], plan=tuples_of(minus, reasoning.arities[p]),
-                                  generation=generation)
-    reasoning.derive_together(lost_derivations(update, stratum), generation, phase="overdeletion",
-                              relations=lost_derivation)
+        if (minus := update.workspace.staged(Role.DELETED, p)) is not None:
+            if p in unstored:
+                lost_derivation.keep(p, tuples_of(p, reasoning.arities[p], minus), generation)
+            else:
+                update.backend.insert(relation=lost_derivation[p], plan=tuples_of(p, reasoning.arities[p], minus),
+                                      generation=generation)
+    lost_derivation.collect(reasoning, lost_derivations(update, stratum), generation, "overdeletion")
     propagate_deletion(update, stratum, lost_derivation, generation, settle)
 
 
@@ -92,7 +136,7 @@ class Deletion:
     by: Module | None = None
 
 
-def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int,
+def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Candidates, window: int,
                        settle: Settle) -> None:
     """Inverse seminaive: each round finds what depends on the facts the last round deleted (the
     modules' Del^{s,i}, 003 Algorithm 3 lines 226-234), at each generation it deleted facts at. A module
@@ -112,7 +156,7 @@ def propagate_deletion(update: Update, stratum: Stratum, lost_derivation: Mappin
         pending = done + [settled(update, stratum, lost_derivation, window, settle)]
 
 
-def settled(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str], window: int,
+def settled(update: Update, stratum: Stratum, lost_derivation: Candidates, window: int,
             settle: Settle) -> Deletion:
     """``settle`` the candidates collected at ``window``: what it deleted (it deletes through
     ``update.delete``, which counts)."""
@@ -121,14 +165,21 @@ def settled(update: Update, stratum: Stratum, lost_derivation: Mapping[str, str]
     return Deletion(generation, shrunk_since(update, stratum.predicates, before))
 
 
-def module_deletion(update: Update, module: Module, plans: RulePlans, lost_derivation: Mapping[str, str],
+def module_deletion(update: Update, module: Module, plans: RulePlans, lost_derivation: Candidates,
                     window: int) -> list[Deletion]:
     """A module's Del plans: their facts become candidates at ``window``, or, from a module that
     deletes exactly, are deleted at once at a new generation (returned)."""
     reasoning = update.reasoning
     if not module.deletes_exactly(update):
         for info, plan in plans:
-            reasoning.derive(info, plan, window, phase="overdeletion", relation=lost_derivation[info.head.predicate])
+            if (p := info.head.predicate) in lost_derivation.unstored:
+                # Δ_D := N_D \\ D: what a stored N_D met before it does not hold again; here a later round's
+                # candidates already deleted (the inverse pairs' third round: all of them) are not checked again
+                arity = reasoning.arities[p]
+                lost_derivation.keep_rule(reasoning, info, ir.SemiJoin(plan, tuples_of(p, arity), fact_columns(arity)),
+                                          window)
+            else:
+                reasoning.derive(info, plan, window, phase="overdeletion", relation=lost_derivation[p])
         return []
     generation, before = reasoning.tick(), dict(update.overdeleted)
     for info, plan in plans:

@@ -5,6 +5,8 @@ Two kinds:
 - **scratch relations** live for one update (001's sets N_D, R, Δ_A; FBF's C, P, Y; Counting's
   runs): a :class:`Workspace` creates them by :class:`Role` and predicate, hands out their names,
   tells them from user relations by membership (``name in workspace``) and drops them at the end;
+  a role's facts may instead be a view of a kept relation (``stage_view``: E⁺ and E⁻ of a derived
+  predicate, read off its explicit store), which is neither copied nor dropped;
 - **kept relations** outlive an update: the explicit facts of a derived predicate (E of 001, see
   :func:`explicit_relation`) and the counters of DRed^c and Counting (:class:`Counters`).
 
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 from enum import Enum
 from typing import Iterator, Mapping
+
+from deltalog.plan.query import View
 
 EXPLICIT_SUFFIX = "#explicit"
 
@@ -76,6 +80,7 @@ class Workspace:
     def __init__(self, backend) -> None:
         self.backend = backend
         self._names: dict[tuple[Role, str], str] = {}
+        self._views: dict[tuple[Role, str], View] = {}   # roles staged as views of kept relations
         self._by_role: dict[Role, set[str]] = {}   # predicates per role: "does a stratum have any?" in O(1)
 
     def __contains__(self, relation: str) -> bool:
@@ -95,6 +100,20 @@ class Workspace:
             self._names[key] = name
             self._by_role.setdefault(role, set()).add(predicate)
         return self._names[key]
+
+    def stage_view(self, role: Role, predicate: str, view: View) -> None:
+        """The facts of ``role`` for ``predicate`` are the rows of ``view`` (of ``view.relation``, a kept relation
+        the update does not change again), not a scratch relation's: nothing is copied, or dropped at the end."""
+        self._views[role, predicate] = view
+        self._by_role.setdefault(role, set()).add(predicate)
+
+    def staged(self, role: Role, predicate: str) -> View | None:
+        """Where the facts of ``role`` for ``predicate`` are (its scratch relation whole, or a view: ``stage_view``;
+        the view names its relation), None if this update has none."""
+        if (view := self._views.get((role, predicate))) is not None:
+            return view
+        name = self._names.get((role, predicate))
+        return None if name is None else View(relation=name)
 
     def get(self, role: Role, predicate: str) -> str | None:
         """The relation if this update made one (e.g. ``ADDED`` exists iff the update adds facts of p)."""
@@ -135,6 +154,7 @@ class Workspace:
         for name in self._names.values():
             self.backend.drop(relation=name)
         self._names.clear()
+        self._views.clear()
         self._by_role.clear()
 
 

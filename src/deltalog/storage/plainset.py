@@ -144,6 +144,9 @@ class PlainSetRelation:
     def holds_live(self, position: int, values: np.ndarray, visible: int | None = None) -> np.ndarray | None:
         return None   # (a reference representation: its callers take the keyed view)
 
+    def lost_since(self, visible: int) -> list[np.ndarray] | None:
+        return None   # (a reference representation: its callers scan the view)
+
     def count_view(self, view: ViewSpec) -> int:
         return int(self._selected(view).sum())
 

@@ -321,6 +321,14 @@ class Relation(RowWindows, RowHistory):
                 found |= np.isin(values, dead[position])
         return found
 
+    def lost_since(self, visible: int) -> list[np.ndarray] | None:
+        """The rows that died after generation ``visible`` (``dead_in``, remembered until rows die or revive),
+        None past ``MAX_DEAD`` of them (the view's own scan then costs about as much)."""
+        if not self.deleted_rows:
+            return [_NO_ROWS] * self.arity
+        dead, n = self.dead_in(0, len(self), (visible + 1, None))
+        return None if n > MAX_DEAD else dead
+
     def _keys_changed(self, rows: np.ndarray, by: int) -> None:
         for position, counts in self._live_keys.items():
             counts.changed(self._cols[position].view(), rows, by)

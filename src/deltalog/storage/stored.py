@@ -110,6 +110,10 @@ class StoredRelation(Protocol):
         """Which values some live tuple holds at ``position`` (with ``visible``: some tuple not deleted by the
         end of that generation; None: not kept, ask an index)."""
 
+    def lost_since(self, visible: int) -> list[np.ndarray] | None:
+        """The tuples of the rows deleted after generation ``visible`` (not revived), as columns: with ``contains``,
+        membership in a view of every row not deleted by the end of ``visible`` (None: not kept, scan the view)."""
+
     def count_view(self, view: ViewSpec) -> int:
         """How many rows the view reads."""
 
