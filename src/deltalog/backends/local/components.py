@@ -92,7 +92,8 @@ def weak_components(s: np.ndarray, d: np.ndarray, n: int) -> tuple[int, np.ndarr
     """(number of components, label of each node) of the undirected graph of the edges over nodes
     0..n-1; labels 0.. in the order of each component's smallest node (as scipy numbers them). Once
     scipy's graph routines are imported anyway (``reach.scipy_loaded``), theirs: Claros-like's 89k
-    chain edges, ~7 vs ~12 ms (an STC update labels two graphs, ``component_diff.py``)."""
+    chain edges, ~4.5 vs ~5.5 ms (an STC update labels two or three graphs, ``component_diff.py``;
+    docs/benchmarks.md, stop 23)."""
     if scipy_loaded():
         return _scipy_weak(s, d, n)
     parent = np.arange(n, dtype=np.int64)
