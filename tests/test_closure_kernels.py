@@ -340,6 +340,30 @@ def test_reaches_through_backend_and_expanded(edges, queries):
     assert inserted(backend, node.expanded()) == expected
 
 
+@given(edges=graphs, queries=st.lists(st.tuples(st.integers(0, 18), st.integers(0, 18)), max_size=12),
+       sparse=sparse_ids, numpy_only=st.booleans())
+@example(edges=CYCLE_AND_TAIL, queries=[(0, 0), (3, 3), (4, 4), (6, 6), (2, 3), (3, 2), (17, 17), (6, 7), (7, 6)],
+         sparse=True, numpy_only=True)
+def test_connects_is_reaches_over_the_edges_both_ways(edges, queries, sparse, numpy_only):
+    """``ir.Connects`` (a symmetric-transitive closure's Red): the queried pairs joined by a path of edges read
+    either way, (x, x) for a node of some edge; the local kernel (one labelling, NumPy's or scipy's), its
+    ``expanded`` plan, and networkx's closure of the edges and their reverses agree."""
+    from unittest import mock
+    from deltalog.backends.local import components
+    edges, _ = remap(edges, None, sparse)
+    queries, _ = remap(queries, None, sparse)
+    expected = set(queries) & nx_tc(edges + [(b, a) for a, b in edges], None)
+    backend = backend_with(edges)
+    backend.create_relation(relation="q", arity=2)
+    x, z = columns(queries)
+    backend.load(relation="q", table=pl.DataFrame({"a": x, "b": z}), generation=0)
+    node = ir.Connects(EDGE_SCAN, ir.Scan("q", (ir.Col("A"), ir.Col("B"))))
+    with mock.patch.object(components, "scipy_loaded", lambda: not numpy_only):
+        assert inserted(backend, node) == expected
+    backend.drop(relation="out")
+    assert inserted(backend, node.expanded()) == expected
+
+
 @pytest.mark.parametrize("levels", [0, 1, 3, 64])
 @given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=40),
        st.lists(st.integers(0, 12), max_size=4))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from deltalog.backends.local import components
 
@@ -72,3 +72,24 @@ def test_weak_components_of_a_long_shuffled_path():
     order = np.random.default_rng(3).permutation(n)
     ncomp, label = components.weak_components(order[:-1], order[1:], n + 2)
     assert ncomp == 3 and (label[:n] == label[order[0]]).all() and label[n] != label[n + 1]
+
+
+@settings(deadline=None)
+@given(st.integers(1, 3000), st.integers(0, 3000), st.integers(0, 6), st.integers(0, 2**32 - 1))
+def test_weak_components_in_numpy_match_networkx_on_larger_graphs(n, m, paths, seed):
+    """The NumPy labelling (scipy not imported) on random graphs with long shuffled paths (deep trees: many
+    hooking rounds, edges inside a tree dropped from later rounds): scipy's numbering, networkx's
+    components."""
+    from unittest import mock
+    rng = np.random.default_rng(seed)
+    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+    for _ in range(paths):
+        order = rng.permutation(n)[: rng.integers(1, n + 1)]
+        s, d = np.concatenate([s, order[:-1]]), np.concatenate([d, order[1:]])
+    with mock.patch.object(components, "scipy_loaded", lambda: False):
+        ncomp, label = components.weak_components(s.astype(np.int64), d.astype(np.int64), n)
+    graph = nx.Graph(zip(s.tolist(), d.tolist()))
+    graph.add_nodes_from(range(n))
+    expected = sorted(nx.connected_components(graph), key=min)
+    assert ncomp == len(expected)
+    assert [set(np.flatnonzero(label == k).tolist()) for k in range(ncomp)] == expected

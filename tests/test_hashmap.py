@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from deltalog.storage import hashset
+from deltalog.storage import hashmap, hashset
 from deltalog.storage.hashmap import Int64HashMap
 from deltalog.storage.hashset import Int64HashSet
 from deltalog.storage.relation import ALIVE, Relation
@@ -61,11 +61,13 @@ def test_hash_map_from_a_sorted_first_batch_and_probed_in_windows_matches_a_dict
 
 
 @given(st.lists(st.tuples(st.booleans(), st.lists(st.integers(0, 400), max_size=40)), max_size=8), map_ops,
-       st.sampled_from([1, 1 << 12]), st.randoms())
-def test_hash_map_taking_over_a_set_matches_a_dict(set_steps, steps, sorted_min, rng):
+       st.sampled_from([1, 1 << 12]), st.randoms(), st.sampled_from([1, 3, 1 << 16]), st.booleans())
+def test_hash_map_taking_over_a_set_matches_a_dict(set_steps, steps, sorted_min, rng, take_slice, by_slices):
     """A set (a sorted first batch or a table, with tombstones) taken over with a value per key, in any
-    order, then changed: it reads back as a dict with the same history."""
-    with mock.patch.object(hashset, "SORTED_RUN_MIN", sorted_min):
+    order, its keys given whole or made a slice at a time (``keys(lo, hi)``, slices of any size), then
+    changed: it reads back as a dict with the same history."""
+    with mock.patch.object(hashset, "SORTED_RUN_MIN", sorted_min), \
+            mock.patch.object(hashmap, "TAKE_SLICE", take_slice):
         held, model = Int64HashSet(capacity_bits=2), set()
         for add, keys in set_steps:
             keys = np.array(sorted(set(keys)), np.int64)
@@ -77,7 +79,12 @@ def test_hash_map_taking_over_a_set_matches_a_dict(set_steps, steps, sorted_min,
                 model -= set(keys.tolist())
         keys = sorted(model)
         rng.shuffle(keys)
-        table = Int64HashMap.taking_over(held, np.array(keys, np.int64), np.array(keys, np.int64) * 3)
+        given = np.array(keys, np.int64)
+        made = []   # the slices asked: each key made once
+        table = Int64HashMap.taking_over(held, (lambda lo, hi: made.append((lo, hi)) or given[lo:hi].copy())
+                                         if by_slices else given, given * 3)
+        if by_slices:
+            assert sum(hi - lo for lo, hi in made) == len(keys)
         expected = {k: 3 * k for k in keys}
         assert table.values_of(np.arange(401)).tolist() == [expected.get(k, -1) for k in range(401)]
         check_map_against_dict(steps, table, expected)

@@ -226,3 +226,19 @@ def test_component_difference(backend):
     changed = ir.Project(SOURCES, (("P", ir.Col("S")), ("Q", ir.Col("S"))))
     assert result(backend, ir.ComponentDifference(EDGES, other, changed), "driver") == \
         components_of(graph(), tails) - components_of(kept)
+
+
+def test_a_symmetric_transitive_red_on_spark(spark):
+    """DRed on an STC module asks ``ir.Connects`` of the deleted pairs (Red); Spark runs its ``expanded()``
+    form (``Reaches`` over the facts and their reverses): the same rows as the embedded backend."""
+    from deltalog.api import Reasoner
+    program = "s(X, Y) :- e(X, Y).\ns(X, Y) :- s(Y, X).\ns(X, Z) :- s(X, Y), s(Y, Z).\n"
+    edges = [(1, 2), (2, 3), (3, 1), (3, 4), (5, 6), (6, 7), (8, 8)]
+    results = []
+    for backend in ("local", SparkBackend(spark)):
+        reasoner = Reasoner(program, backend=backend, offload=None)
+        reasoner.load("e", edges)
+        reasoner.materialise()
+        reasoner.update(delete={"e": [(3, 1), (6, 7), (8, 8)]}, algorithm="dred")
+        results.append(sorted(reasoner.relation("s").rows()))
+    assert results[0] == results[1]

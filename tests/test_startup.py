@@ -194,3 +194,32 @@ def test_an_update_of_numbers_on_a_store_loads_no_polars_pyarrow_or_lark(tmp_pat
                           capture_output=True, text=True, cwd=ROOT, env=env, check=True)
     assert "-" in done.stdout.split("LOADED")[0], done.stdout    # the update ran and removed facts
     assert [m for m in json.loads(done.stdout.rsplit("LOADED ", 1)[1]) if m != "numpy" and m != "scipy"] == []
+
+
+UPDATE_PROBE = """
+import json, sys
+from deltalog.api import Reasoner
+rules = "r(X, Y) :- e(X, Y).\\nr(X, Y) :- r(Y, X).\\nr(X, Z) :- r(X, Y), r(Y, Z).\\n"
+chain = "".join(f"e({i}, {i + 1}).\\n" for i in range(400))
+reasoner = Reasoner(chain + rules, modules="auto")
+reasoner.materialise()
+counts = []
+for algorithm in ("dred", "dredc", "counting", "auto"):
+    reasoner.update(delete={"e": [(100, 101)]}, algorithm=algorithm)
+    counts.append(reasoner.relation("r").height)
+    reasoner.update(add={"e": [(100, 101)]}, algorithm=algorithm)
+    counts.append(reasoner.relation("r").height)
+print("\\nLOADED " + json.dumps([counts, "scipy" in sys.modules]))
+"""
+
+
+def test_a_symmetric_transitive_update_needs_no_scipy():
+    """Maintaining a symmetric-transitive closure (Del and Add by component labellings, Red by ``ir.Connects``)
+    asks scipy nothing: a 400-edge chain split by one deletion (two cliques of 101 and 300 nodes) and joined
+    again, by every DRed-like algorithm, imports no ``scipy.sparse.csgraph`` (~0.15-0.25 s; Red searched the
+    chain both ways and condensed its cycles by scipy before: docs/benchmarks.md, stop 23)."""
+    out = subprocess.run([sys.executable, "-c", UPDATE_PROBE], capture_output=True, text=True, cwd=ROOT,
+                         check=True).stdout
+    counts, scipy = json.loads(out.rsplit("LOADED ", 1)[1])
+    assert counts == [101 ** 2 + 300 ** 2, 401 ** 2] * 4
+    assert scipy is False

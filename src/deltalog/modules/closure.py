@@ -140,8 +140,7 @@ class ClosureModule(ClosureInputs):
             yield self.rules[0], self.still_reached(update, deleted)
             return
         if self.paths(update.reasoning):   # R is the closure of the inputs: ask it of the deleted pairs only
-            yield self.rules[0], self.oriented(reached(self.inputs(update.reasoning, NOW, NOW), deleted,
-                                                       self.choice.irreflexive))
+            yield self.rules[0], self.oriented(self.reached_now(update.reasoning, deleted))
             return
         sources = ir.Distinct(column(deleted, "c0"))
         again = self.closure(update.reasoning, NOW, NOW, sources)
@@ -152,7 +151,12 @@ class ClosureModule(ClosureInputs):
         now still gives (``ir.Reaches``: bits for their targets only), as R's columns."""
         reasoning, v = update.reasoning, update.views
         inputs = ir.SemiJoin(facts, ir.Distinct(self.inputs(reasoning, v.old, v.old)), PAIR)
-        return self.oriented(reached(self.inputs(reasoning, NOW, NOW), inputs, self.choice.irreflexive))
+        return self.oriented(self.reached_now(reasoning, inputs))
+
+    def reached_now(self, reasoning: Reasoning, candidates: ir.Node) -> ir.Node:
+        """The ``candidates`` (pairs, module orientation) the closure of the current inputs holds."""
+        return reached(self.check, self.graph(reasoning, NOW, NOW), self.inputs(reasoning, NOW, NOW), candidates,
+                       self.choice.irreflexive)
 
     def holds(self, update: Update, predicate: str, candidates: ir.Node) -> RulePlans:
         """The candidate inputs the new closure still reaches, when the inputs are final (``exact``). A

@@ -103,8 +103,12 @@ class ClosureInputs(ABC):
         ``changed`` facts' tails (maintenance, modules/closure.py): ``ir.ClosureDifference``."""
         return ir.ClosureDifference(before, after, changed)
 
+    def check(self, graph: ir.Node, candidates: ir.Node) -> ir.Node:
+        """The ``candidates`` (pairs) the closure of the ``graph`` holds: ``ir.Reaches``."""
+        return ir.Reaches(graph, candidates)
+
     def graph(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
-        """The edges ``compare`` reads: the ``inputs``, whose paths R closes."""
+        """The edges ``compare`` and ``check`` read: the ``inputs``, whose paths R closes."""
         return self.inputs(reasoning, view, negative, grounded)
 
     # ---- external facts and affected sources -------------------------------------------------

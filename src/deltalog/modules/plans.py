@@ -67,11 +67,15 @@ def difference(compare: Comparison, before: ir.Node, after: ir.Node, changed: ir
     return ir.Union_((apart(gone), lost))
 
 
-def reached(now: ir.Node, candidates: ir.Node, irreflexive: bool) -> ir.Node:
-    """The ``candidates`` (pairs) the closure of the inputs ``now`` holds (``ir.Reaches``: reachability
-    bits for their targets only, not their sources' whole rows); irreflexive: pairs x != y, and the
-    diagonal candidates that are inputs."""
-    found = ir.Reaches(now, candidates)
+Check = Callable[[ir.Node, ir.Node], ir.Node]
+"""A closure node keeping the pairs a graph's closure holds: ``ir.Reaches`` or ``ir.Connects``."""
+
+
+def reached(check: Check, graph: ir.Node, now: ir.Node, candidates: ir.Node, irreflexive: bool) -> ir.Node:
+    """The ``candidates`` (pairs) the closure of the inputs ``now`` holds, asked of their ``graph`` (``check``:
+    reachability bits for the targets only, not the sources' whole rows; or one component labelling);
+    irreflexive: pairs x != y, and the diagonal candidates that are inputs."""
+    found = check(graph, candidates)
     if not irreflexive:
         return found
     return ir.Union_((apart(found), ir.SemiJoin(diagonal(candidates), now, PAIR)))

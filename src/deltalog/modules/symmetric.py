@@ -8,10 +8,10 @@ That clique relation is also the transitive closure of X_R ∪ X_R⁻¹ (a path 
 way), so maintenance treats the module as a closure over paths of those inputs (``inputs``), whose
 closures it compares by their components (``compare``: ``ir.ComponentDifference`` over X_R itself): Del gives the
 old cliques' pairs the new components split apart, Add the new cliques' pairs the old components kept
-apart, and Red checks the deleted inputs by ``ir.Reaches``. Recomputing the touched components (003
-Algorithms 8-9) emitted every pair of each touched clique and anti-joined them: on RS2 p1's giant
-component, 160k pairs for a few hundred lost; Claros-like, 1,000 facts re-added, 1.15M pairs for 467k
-new (docs/benchmarks.md).
+apart, and Red checks the deleted inputs by ``ir.Connects`` (both ends in one component of X_R).
+Recomputing the touched components (003 Algorithms 8-9) emitted every pair of each touched clique and
+anti-joined them: on RS2 p1's giant component, 160k pairs for a few hundred lost; Claros-like, 1,000
+facts re-added, 1.15M pairs for 467k new (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ class SymmetricModule(ClosureModule):
 
     def compare(self, before: ir.Node, after: ir.Node, changed: ir.Node) -> ir.Node:
         return ir.ComponentDifference(before, after, changed)
+
+    def check(self, graph: ir.Node, candidates: ir.Node) -> ir.Node:
+        """One labelling of X_R's components (``ir.Connects``), not a search over X_R and its reverse."""
+        return ir.Connects(graph, candidates)
 
     def inputs(self, reasoning: Reasoning, view: View, negative: View, grounded: bool = False) -> ir.Node:
         """X_R read both ways: the edges whose paths R closes."""

@@ -125,6 +125,26 @@ class Reaches(Node):
 
 
 @dataclass(frozen=True)
+class Connects(Reaches):
+    """``Reaches`` over ``edges`` read both ways: the rows (x, z) of ``pairs`` with x and z in one
+    connected component of the undirected graph of ``edges`` (x = z: x in some edge, the path there
+    and back). A symmetric-transitive closure's Red (003 Algorithm 9) asks this of the deleted pairs:
+    one labelling of the components, where ``Reaches`` over the edges and their reverses searched
+    and condensed a graph of deep chains (Claros-like) and asked scipy to (docs/benchmarks.md, stop 23).
+
+    >>> from deltalog.plan.ir import Col, Scan
+    >>> Connects(Scan("e", (Col("X"), Col("Y"))), Scan("q", (Col("A"), Col("B")))).columns
+    ('A', 'B')
+    """
+
+    def expanded(self) -> Node:
+        """``Reaches`` over the edges and their reverses."""
+        a, b = self.edges.columns
+        back = Project(self.edges, ((a, Col(b)), (b, Col(a))))
+        return Reaches(Union_((self.edges, back)), self.pairs).expanded()
+
+
+@dataclass(frozen=True)
 class ComponentPairs(Node):
     """Pairs (x, y) of nodes in the same connected component of ``edges`` read as undirected.
 

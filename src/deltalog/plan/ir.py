@@ -19,11 +19,11 @@ from deltalog.plan.algebra import (Aggregate, AntiJoin, Bind, Difference, Distin
                                    Scan, SemiJoin, Union_, Values)
 from deltalog.plan.expressions import Arith, Col, Compare, Expr, Func, Lit, Term
 from deltalog.plan.witnessed import Witnessed
-from deltalog.plan.closure_nodes import (ClosureDifference, ComponentDifference, ComponentPairs, GraphDifference,
-                                         Reaches, TransitiveClosure)
+from deltalog.plan.closure_nodes import (ClosureDifference, ComponentDifference, ComponentPairs, Connects,
+                                         GraphDifference, Reaches, TransitiveClosure)
 from deltalog.syntax.ast import Constant   # the values of Lit and Values rows
 
 __all__ = ["Aggregate", "AntiJoin", "Arith", "Bind", "Col", "Compare", "Difference", "Distinct", "Expr", "Filter",
            "Func", "Join", "Lit", "Node", "Project", "Scan", "SemiJoin", "Term", "Union_", "Values", "Witnessed",
-           "ClosureDifference", "ComponentDifference", "ComponentPairs", "GraphDifference", "Reaches",
+           "ClosureDifference", "ComponentDifference", "ComponentPairs", "Connects", "GraphDifference", "Reaches",
            "TransitiveClosure", "Constant"]

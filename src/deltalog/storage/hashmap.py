@@ -12,11 +12,16 @@ rehashes, the sorted first batch and tombstones move or mark the values with the
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from deltalog.storage.hashset import EMPTY, SORTED_RUN_MIN, Int64HashSet, mix, strictly_increasing, tomb
 from deltalog.storage.uniques import sorted_unique
 
+
+TAKE_SLICE = 1 << 16
+"""Keys probed at a time by ``taking_over`` (their arrays fit in cache)."""
 
 SORTED_POP_PROBES = 16
 """A pop from a sorted first batch (``_pop_sorted``) counts as probes of 1/this of its keys: one pass over
@@ -31,24 +36,34 @@ class Int64HashMap(Int64HashSet):
         self._values = np.zeros(1 << capacity_bits, np.int64)
 
     @classmethod
-    def taking_over(cls, held: Int64HashSet, keys: np.ndarray, values: np.ndarray) -> "Int64HashMap":
+    def taking_over(cls, held: Int64HashSet, keys: np.ndarray | Callable[[int, int], np.ndarray],
+                    values: np.ndarray) -> "Int64HashMap":
         """A map that takes over the table of a set, with a value for each key it holds (``keys``: all of
-        them). One probe of every key instead of placing them anew, a sort and a scatter (a relation's
-        first deletion from 4.8M rows: ~0.4 s vs ~0.45-0.8 s), and no second table alive meanwhile."""
+        them, or ``keys(lo, hi)``: those of values lo..hi-1, made a slice at a time). One probe of every key
+        instead of placing them anew, a sort and a scatter (a relation's first deletion from 4.8M rows: ~0.4 s
+        vs ~0.45-0.8 s), and no second table alive meanwhile."""
         table = cls()
         table._bits, table._table, table._size, table._tombs = held._bits, held._table, held._size, held._tombs
         table._sorted, table._sorted_probes, table._values = held._sorted, held._sorted_probes, None
-        if keys.size != len(table):
-            raise ValueError(f"{keys.size} keys given for a set of {len(table)}")
+        n = values.size
+        key_slice = keys if callable(keys) else (lambda lo, hi: keys[lo:hi])
+        if n != len(table):
+            raise ValueError(f"{n} keys given for a set of {len(table)}")
         if table._sorted is None:
-            slots = table._held_slots(keys)
-        elif table._sorted.size == keys.size and np.array_equal(table._sorted, keys):
+            # a slice at a time: the keys, their hashes and slots stay in cache between the passes over them
+            # instead of streaming arrays of 38 MB each through memory (4.8M keys: 0.30-0.40 -> 0.26-0.29 s,
+            # bench/notes/s23-h3/take_micro.py); the table and values are read and written at random either way
+            table._values = np.zeros(table._table.size, np.int64)
+            for lo in range(0, n, TAKE_SLICE):
+                table._values[table._held_slots(key_slice(lo, min(lo + TAKE_SLICE, n)))] = values[lo:lo + TAKE_SLICE]
+            return table
+        all_keys = key_slice(0, n)
+        if table._sorted.size == n and np.array_equal(table._sorted, all_keys):
             table._values = values.astype(np.int64, copy=True)   # the keys in the sorted batch's own order:
             return table   # a relation stored in key order (a loaded one: TupleSet.add_new), no probe at all
-        else:   # (with no values yet: a sorted first batch may become a table here)
-            slots = table._find(keys)
-            if (slots < 0).any():
-                raise ValueError("keys given that the set does not hold")
+        slots = table._find(all_keys)   # (with no values yet: a sorted first batch may become a table here)
+        if (slots < 0).any():
+            raise ValueError("keys given that the set does not hold")
         table._values = np.zeros((table._table if table._sorted is None else table._sorted).size, np.int64)
         table._values[slots] = values
         return table

@@ -274,7 +274,9 @@ class TupleSet:
             return None if self._radix else np.empty(0, np.int64)
         if not isinstance(self._keys, Int64HashMap):
             live, live_columns = live_rows()
-            self._keys = Int64HashMap.taking_over(self._keys, pack(live_columns, self._radix), live)
+            radix = self._radix
+            self._keys = Int64HashMap.taking_over(
+                self._keys, lambda lo, hi: pack([c[lo:hi] for c in live_columns], radix), live)
         inside = self._inside(columns)
         keys = pack(columns if inside is None else [c[inside] for c in columns], self._radix)
         return np.sort(self._keys.pop(keys))

@@ -67,10 +67,21 @@ def _component_difference(node: ir.ComponentDifference, ctx: Context) -> Iterato
 
 @stream.register
 def _reaches(node: ir.Reaches, ctx: Context) -> Iterator[Frame]:
+    from deltalog.backends.local.closure_diff import reaches   # maintenance only (start-up time)
+    return _pairs_held(node, ctx, reaches)
+
+
+@stream.register
+def _connects(node: ir.Connects, ctx: Context) -> Iterator[Frame]:
+    from deltalog.backends.local.component_diff import connects   # maintenance only (start-up time)
+    return _pairs_held(node, ctx, connects)
+
+
+def _pairs_held(node: ir.Reaches, ctx: Context, kernel) -> Iterator[Frame]:
+    """The rows of ``node.pairs`` the kernel says the graph of ``node.edges`` joins."""
     pairs = materialise(node.pairs, ctx)
     if not pairs.length:
         return iter(())
     x, y, _ = _closure_input(node.edges, None, ctx)
     a, b = (pairs.columns[c] for c in node.pairs.columns)
-    from deltalog.backends.local.closure_diff import reaches   # maintenance only (start-up time)
-    return iter((pairs.select(node.columns).take(reaches(x, y, a, b)),))
+    return iter((pairs.select(node.columns).take(kernel(x, y, a, b)),))

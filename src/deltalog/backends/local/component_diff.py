@@ -57,6 +57,19 @@ def component_difference(src: np.ndarray, dst: np.ndarray, other_src: np.ndarray
         yield ids[np.repeat(nodes[x[a:b]], count[a:b])], ids[y]
 
 
+def connects(src: np.ndarray, dst: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """For each pair (x[i], z[i]): are both nodes of edges ``src - dst`` in one component of their
+    undirected graph (a path there and back for x = z)? One labelling, no search."""
+    src, dst, x, z = (np.asarray(a, np.int64) for a in (src, dst, x, z))
+    if src.size == 0 or x.size == 0:
+        return np.zeros(x.size, bool)
+    ids = sorted_unique(np.concatenate([src, dst]))
+    s, d = positions_of(ids, [src, dst])
+    at_x, at_z = (np.minimum(np.searchsorted(ids, a), ids.size - 1) for a in (x, z))
+    _, label = weak_components(s, d, ids.size)
+    return (ids[at_x] == x) & (ids[at_z] == z) & (label[at_x] == label[at_z])
+
+
 def _labels(s: np.ndarray, d: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each node's component, named by one of its nodes (so labels of different graphs on the same nodes
     share one range), and whether the node has an edge."""

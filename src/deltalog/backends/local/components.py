@@ -8,9 +8,9 @@ more than closing most graphs takes, so the closure kernels ask here first:
   a deeper or cyclic graph answers None and the caller asks scipy for strong components);
 - ``weak_components``: the components of the undirected graph by hooking and pointer jumping
   (Shiloach-Vishkin style): each round every edge between two trees hooks the larger root under the
-  smaller one, then pointers are jumped to their roots. Every tree with a neighbour tree hooks or is
-  hooked, so the number of trees of a component at least halves per round: O(log n) rounds of
-  vectorised work over the edges.
+  smallest root it meets, then pointers are jumped to their roots. Every tree with a neighbour tree
+  hooks or is hooked, so the number of trees of a component at least halves per round: O(log n)
+  rounds of vectorised work over the edges still between two trees.
 
 >>> dag_labels(np.array([0, 1]), np.array([1, 2]), 3).tolist()
 [0, 1, 2]
@@ -92,22 +92,31 @@ def weak_components(s: np.ndarray, d: np.ndarray, n: int) -> tuple[int, np.ndarr
     """(number of components, label of each node) of the undirected graph of the edges over nodes
     0..n-1; labels 0.. in the order of each component's smallest node (as scipy numbers them). Once
     scipy's graph routines are imported anyway (``reach.scipy_loaded``), theirs: Claros-like's 89k
-    chain edges, ~7 vs ~12 ms (an STC update labels two graphs, ``component_diff.py``)."""
+    chain edges, ~4.5 vs ~5.5 ms (an STC update labels two or three graphs, ``component_diff.py``;
+    docs/benchmarks.md, stop 23)."""
     if scipy_loaded():
         return _scipy_weak(s, d, n)
     parent = np.arange(n, dtype=np.int64)
+    es, ed = s, d
     for _ in range(WEAK_ROUNDS):
-        ps, pd = parent[s], parent[d]
+        ps, pd = parent[es], parent[ed]   # (roots: every node points at its root between rounds)
         apart = ps != pd
         if not apart.any():
-            roots, label = np.unique(parent, return_inverse=True)
-            return int(roots.size), label.astype(np.int64)
-        np.minimum.at(parent, np.maximum(ps[apart], pd[apart]), np.minimum(ps[apart], pd[apart]))
-        while True:   # pointer jumping: every node to its root
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                break
-            parent = grand
+            # each component is one tree rooted at its smallest node (roots hook only under smaller
+            # ones): its label is the rank of that root, no sort
+            root = parent == np.arange(n)
+            return int(np.count_nonzero(root)), (np.cumsum(root) - 1)[parent]
+        if not apart.all():   # an edge inside one tree stays inside it: later rounds skip it
+            es, ed, ps, pd = es[apart], ed[apart], ps[apart], pd[apart]
+        hooked = np.maximum(ps, pd)
+        np.minimum.at(parent, hooked, np.minimum(ps, pd))
+        # the hooked roots' chains are followed among them only, then every node is one step from
+        # its root (it pointed at a root before the round): not a jump of all n nodes per level
+        top = parent[hooked]
+        while not np.array_equal(up := parent[top], top):
+            top = up
+        parent[hooked] = top
+        parent = parent[parent]
     return _scipy_weak(s, d, n)   # not reached on graphs that fit in memory; kept exact anyway
 
 
