@@ -153,18 +153,26 @@ def test_deep_chains_take_logarithmic_rounds(spark):
 @pytest.mark.parametrize("algorithm", ["remat"])   # dredc (sources) passes too, in ~2 minutes of small jobs
 def test_closure_modules_materialise_and_maintain_on_spark(spark, algorithm):
     """Whole programs: the closure modules' plans give the embedded backend's rows."""
-    from deltalog.api import Reasoner
     program = ("p(X, Y) :- e(X, Y).\np(X, Z) :- p(X, Y), p(Y, Z).\n"
                "s(X, Y) :- e(X, Y).\ns(X, Y) :- s(Y, X).\ns(X, Z) :- s(X, Y), s(Y, Z).\n")
+    local, on_spark = rows_after_an_update(spark, program, ("p", "s"), algorithm=algorithm,
+                                           delete={"e": [(3, 1), (6, 7)]}, add={"e": [(7, 9), (4, 5)]})
+    assert local == on_spark
+
+
+def rows_after_an_update(spark, program: str, predicates: tuple[str, ...], **update) -> list[dict]:
+    """Per backend (embedded, Spark): the rows of ``predicates`` after materialising ``program`` over a small
+    graph ``e`` with cycles, a self-loop and two components, then ``Reasoner.update(**update)``."""
+    from deltalog.api import Reasoner
     edges = [(1, 2), (2, 3), (3, 1), (3, 4), (5, 6), (6, 7), (8, 8)]
     results = []
     for backend in ("local", SparkBackend(spark)):
         reasoner = Reasoner(program, backend=backend, offload=None)
         reasoner.load("e", edges)
         reasoner.materialise()
-        reasoner.update(delete={"e": [(3, 1), (6, 7)]}, add={"e": [(7, 9), (4, 5)]}, algorithm=algorithm)
-        results.append({p: sorted(reasoner.relation(p).rows()) for p in ("p", "s")})
-    assert results[0] == results[1]
+        reasoner.update(**update)
+        results.append({p: sorted(reasoner.relation(p).rows()) for p in predicates})
+    return results
 
 
 @pytest.mark.parametrize("algorithm", ["dred", "dredc"])
@@ -231,14 +239,7 @@ def test_component_difference(backend):
 def test_a_symmetric_transitive_red_on_spark(spark):
     """DRed on an STC module asks ``ir.Connects`` of the deleted pairs (Red); Spark runs its ``expanded()``
     form (``Reaches`` over the facts and their reverses): the same rows as the embedded backend."""
-    from deltalog.api import Reasoner
     program = "s(X, Y) :- e(X, Y).\ns(X, Y) :- s(Y, X).\ns(X, Z) :- s(X, Y), s(Y, Z).\n"
-    edges = [(1, 2), (2, 3), (3, 1), (3, 4), (5, 6), (6, 7), (8, 8)]
-    results = []
-    for backend in ("local", SparkBackend(spark)):
-        reasoner = Reasoner(program, backend=backend, offload=None)
-        reasoner.load("e", edges)
-        reasoner.materialise()
-        reasoner.update(delete={"e": [(3, 1), (6, 7), (8, 8)]}, algorithm="dred")
-        results.append(sorted(reasoner.relation("s").rows()))
-    assert results[0] == results[1]
+    local, on_spark = rows_after_an_update(spark, program, ("s",), delete={"e": [(3, 1), (6, 7), (8, 8)]},
+                                           algorithm="dred")
+    assert local == on_spark
