@@ -97,23 +97,6 @@ def test_a_relation_too_sparse_for_its_rows_keeps_no_counts():
     assert dense.holds_live(0, np.array([0, 299, 300])).tolist() == [True, True, False]
 
 
-
-def test_a_relation_grown_past_the_counted_size_drops_its_counts_at_its_next_deletion(monkeypatch):
-    """Counts past ``MAX_ROWS`` are never read again (``holds_live`` answers None), so the first deletion after
-    the growth drops them instead of updating them; the answers stay those of the live rows."""
-    monkeypatch.setattr("deltalog.storage.live_values.MAX_ROWS", 400)
-    relation = Relation("r", 1)
-    relation.insert([np.arange(300)], generation=1)
-    assert relation.holds_live(0, np.array([5, 299, 300])).tolist() == [True, True, False]
-    relation.delete([np.array([5])], generation=2)
-    assert relation.holds_live(0, np.array([5, 6])).tolist() == [False, True]
-    relation.insert([np.arange(300, 500)], generation=3)
-    relation.delete([np.array([6])], generation=4)
-    assert relation._live_keys == {}
-    assert relation.holds_live(0, np.array([6])) is None
-    assert relation.contains([np.array([5, 6, 7, 499])]).tolist() == [False, False, True, True]
-
-
 RULES = """
 student(X) :- undergraduate(X).
 person(X) :- student(X).
