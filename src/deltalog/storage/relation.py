@@ -26,8 +26,7 @@ from deltalog.storage.growable import GrowableArray
 from deltalog.storage.deaths import ALIVE, DeadPart, dead_part
 from deltalog.storage.history import RowHistory
 from deltalog.storage.index import Prober, SortedIndex
-from deltalog.storage.live_values import LiveValues
-from deltalog.storage.livekeys import LiveKeyCounts
+from deltalog.storage.livekeys import MAX_DEAD, MAX_ROWS, LiveKeyCounts
 from deltalog.storage.row_scan import ScanBudget, ScanningIndex, may_scan
 from deltalog.storage.rowmap import RowMap
 from deltalog.storage.tupleset import TupleSet, pack, packs, radix_for
@@ -44,11 +43,11 @@ the rows a deletion removes through a RowMap (storage/rowmap.py: one probe, no s
 larger ones keep the index (or scans, row_scan.py): a map costs 32-64 bytes a row against the index's 16."""
 
 
-class Relation(RowWindows, RowHistory, LiveValues):
+class Relation(RowWindows, RowHistory):
     """Rows of one predicate (arity 0 is stored as one hidden all-zero column); the ``rows``
     representation of storage/stored.py (its views: storage/windows.py; rollback, compaction and
     what saves read: storage/history.py; which rows are dead, as views and counts see them:
-    storage/deaths.py; which values live rows hold: storage/live_values.py)."""
+    storage/deaths.py)."""
 
     def __init__(self, name: str, arity: int) -> None:
         self.name, self.arity = name, arity
@@ -295,6 +294,44 @@ class Relation(RowWindows, RowHistory, LiveValues):
         if len(relation):   # (the tuple set at its first use: a query never asks it)
             relation.tuples.defer(live, relation._max_id)
         return relation
+
+    def holds_live(self, position: int, values: np.ndarray, visible: int | None = None) -> np.ndarray | None:
+        """Which values some live row holds at ``position``, from counts kept current (storage/livekeys.py), or
+        with ``visible``, some row not deleted by the end of that generation: the live ones and the few an
+        update deleted since (``dead_in``, remembered until rows die or revive). None where the relation keeps
+        no counts (too few rows or too many, too many ids for its rows) or, for ``visible``, too many rows died
+        since."""
+        if len(self) > MAX_ROWS:   # (grown past the size that pays: no more counts)
+            self._live_keys.clear()
+            return None
+        counts = self._live_keys.get(position)
+        if counts is None:   # made at the first question that fits (the counts then follow the rows)
+            space = radix_for(self._max_id)
+            if not LiveKeyCounts.fits(space, len(self)):
+                return None
+            counts = self._live_keys[position] = LiveKeyCounts(space)
+        values = np.asarray(values, np.int64)
+        found = counts.holds(self._cols[position].view(), self._died.view() if self._died is not None else None,
+                             values)
+        if visible is not None and self.deleted_rows:
+            dead, n = self.dead_in(0, len(self), (visible + 1, None))
+            if n > MAX_DEAD:
+                return None
+            if n:
+                found |= np.isin(values, dead[position])
+        return found
+
+    def lost_since(self, visible: int) -> list[np.ndarray] | None:
+        """The rows that died after generation ``visible`` (``dead_in``, remembered until rows die or revive),
+        None past ``MAX_DEAD`` of them (the view's own scan then costs about as much)."""
+        if not self.deleted_rows:
+            return [_NO_ROWS] * self.arity
+        dead, n = self.dead_in(0, len(self), (visible + 1, None))
+        return None if n > MAX_DEAD else dead
+
+    def _keys_changed(self, rows: np.ndarray, by: int) -> None:
+        for position, counts in self._live_keys.items():
+            counts.changed(self._cols[position].view(), rows, by)
 
     def contains(self, columns: list[np.ndarray]) -> np.ndarray:
         """Which batch rows are stored."""
