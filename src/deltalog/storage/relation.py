@@ -314,10 +314,9 @@ class Relation(RowWindows, RowHistory):
         found = counts.holds(self._cols[position].view(), self._died.view() if self._died is not None else None,
                              values)
         if visible is not None and self.deleted_rows:
-            dead, n = self.dead_in(0, len(self), (visible + 1, None))
-            if n > MAX_DEAD:
+            if (dead := self.lost_since(visible)) is None:
                 return None
-            if n:
+            if dead[position].size:
                 found |= np.isin(values, dead[position])
         return found
 
